@@ -1,0 +1,53 @@
+"""sandbox: run model-written Python under RestrictedPython in forked, confined workers.
+
+Public API: :class:`Sandbox`, :class:`AsyncSandbox`, :class:`SandboxPolicy`,
+:class:`Execution`, :class:`ScriptOutput` (and its variants), :class:`ErrorCode`.
+
+Names are loaded on first use, so that the worker processes, which import
+``sandbox.zygote``, do not pay for the host side (pydantic, threads).
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .aio import AsyncSandbox, AsyncSession
+    from .execution import ErrorCode, Execution, ToolCallRecord
+    from .host import Sandbox, Session
+    from .output import Error, FinalResult, Observation, ScriptOutput, TransferToAgent
+    from .policy import Limits, PolicyError, SandboxPolicy
+    from .process import SandboxError
+    from .tools import ToolDefinitionError
+
+_EXPORTS = {
+    "AsyncSandbox": "aio",
+    "AsyncSession": "aio",
+    "ErrorCode": "execution",
+    "Execution": "execution",
+    "ToolCallRecord": "execution",
+    "Sandbox": "host",
+    "Session": "host",
+    "Error": "output",
+    "FinalResult": "output",
+    "Observation": "output",
+    "ScriptOutput": "output",
+    "TransferToAgent": "output",
+    "Limits": "policy",
+    "PolicyError": "policy",
+    "SandboxPolicy": "policy",
+    "SandboxError": "process",
+    "ToolDefinitionError": "tools",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'sandbox' has no attribute {name!r}")
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value

@@ -1,0 +1,99 @@
+"""AsyncSandbox and AsyncSession: the same machinery for asyncio code.
+
+Runs execute in a thread (the channel is blocking I/O, which keeps the synchronous
+round trip fast); async tools run on the caller's event loop. Cancelling the awaiting
+task kills the worker, so the thread returns at once and nothing keeps running.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping
+from typing import Any, Self
+
+from .execution import Execution
+from .host import Sandbox, Session
+from .policy import SandboxPolicy
+
+
+class AsyncSandbox:
+    """Async counterpart of :class:`Sandbox`: ``async with AsyncSandbox(policy) as sb``."""
+
+    def __init__(self, policy: SandboxPolicy | str | None = None, *, spares: int = 2) -> None:
+        self.sync = Sandbox(policy, spares=spares)
+
+    @property
+    def policy(self) -> SandboxPolicy:
+        """The policy every session of this sandbox runs under."""
+        return self.sync.policy
+
+    @property
+    def confinement(self) -> dict[str, str]:
+        """Each confinement mechanism's state in the latest worker."""
+        return self.sync.confinement
+
+    async def start(self) -> Self:
+        """Start the zygote (in a thread: it takes tens of milliseconds)."""
+        await asyncio.to_thread(self.sync.start)
+        return self
+
+    async def close(self) -> None:
+        """Kill every worker and stop the zygote."""
+        await asyncio.to_thread(self.sync.close)
+
+    async def __aenter__(self) -> Self:
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    def session(self, tools: Mapping[str, Callable[..., Any]] | None = None) -> AsyncSession:
+        """A new session; use it with ``async with``."""
+        return AsyncSession(self.sync, tools)
+
+
+class AsyncSession:
+    """Async counterpart of :class:`Session`."""
+
+    def __init__(self, sandbox: Sandbox, tools: Mapping[str, Callable[..., Any]] | None) -> None:
+        self._sandbox = sandbox
+        self._tools = tools
+        self._session: Session | None = None
+
+    async def start(self) -> Self:
+        """Take a worker for this session."""
+        if self._session is None:
+            loop = asyncio.get_running_loop()
+            self._session = await asyncio.to_thread(self._sandbox.session, self._tools, loop=loop)
+        return self
+
+    async def __aenter__(self) -> Self:
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    @property
+    def pid(self) -> int | None:
+        """The current worker's process id."""
+        return self._session.pid if self._session else None
+
+    async def run(self, source: str) -> Execution:
+        """Run ``source``; cancelling this call kills the worker."""
+        await self.start()
+        session = self._session
+        assert session is not None
+        task = asyncio.ensure_future(asyncio.to_thread(session.run, source))
+        try:
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:
+            session.kill()
+            # Let the thread observe the dead worker before the session is reused.
+            await asyncio.wait([task])
+            raise
+
+    async def close(self) -> None:
+        """End the session and kill its worker."""
+        if self._session is not None:
+            session, self._session = self._session, None
+            await asyncio.to_thread(session.close)

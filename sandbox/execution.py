@@ -1,0 +1,72 @@
+"""Execution: the record of one ``run`` — output, printed text, error code, costs."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
+
+from .output import AnyScriptOutput
+
+
+class ErrorCode(StrEnum):
+    """Why a run failed. Stable: callers and logs rely on these values."""
+
+    SYNTAX_ERROR = "syntax_error"
+    """The script is not valid Python."""
+    POLICY_VIOLATION = "policy_violation"
+    """The script uses something the policy refuses (underscore names, exec, too long...)."""
+    RUNTIME_ERROR = "runtime_error"
+    """The script raised an exception (including a failed tool call it did not catch)."""
+    TIMEOUT = "timeout"
+    """The run exceeded its wall-clock limit; the worker was killed."""
+    CPU_LIMIT = "cpu_limit"
+    """The run exceeded its CPU-time limit."""
+    MEMORY_LIMIT = "memory_limit"
+    """The script ran out of its memory allowance."""
+    OUTPUT_LIMIT = "output_limit"
+    """The script printed, or returned, more than the policy allows."""
+    TOOL_CALL_LIMIT = "tool_call_limit"
+    """The script made more tool calls than the policy allows per run."""
+    CANCELLED = "cancelled"
+    """The caller cancelled the run; the worker was killed."""
+    WORKER_CRASHED = "worker_crashed"
+    """The worker died for another reason (a crash in C code, a protocol violation)."""
+
+
+class ToolCallRecord(BaseModel):
+    """One tool call a script made."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    arguments: dict[str, JsonValue]
+    ok: bool
+    duration_s: float
+    result: JsonValue = None
+    error: str | None = None
+
+
+class Execution(BaseModel):
+    """What :meth:`Session.run` returns, whatever the script did."""
+
+    model_config = ConfigDict(frozen=True)
+
+    output: AnyScriptOutput
+    stdout: str = ""
+    stdout_truncated: bool = False
+    error_code: ErrorCode | None = None
+    duration_s: float = 0.0
+    cpu_s: float = 0.0
+    peak_memory_bytes: int = 0
+    tool_calls: list[ToolCallRecord] = Field(default_factory=list)
+    worker_restarted: bool = Field(
+        False,
+        description="The session's previous worker had died, so this run started in a "
+        "fresh one: variables from earlier runs are gone.",
+    )
+
+    @property
+    def ok(self) -> bool:
+        """True when the run raised no error and hit no limit."""
+        return self.error_code is None

@@ -1,0 +1,279 @@
+"""Module proxies: what ``import x`` gives a script.
+
+A script never holds a real module. Each importable module is a frozen proxy exposing
+an explicit set of members; a member that is itself a module is never exposed
+(submodules exist only as their own catalog entries, such as ``collections.abc``).
+Members that reach host state are left out or replaced:
+
+- ``functools.update_wrapper``/``wraps`` accept only the default attribute lists;
+- ``operator.attrgetter``/``methodcaller`` go through the attribute guard;
+- ``copy`` exposes ``copy``/``deepcopy`` only (no dispatch table);
+- ``random`` is a per-session generator, reseeded in every worker;
+- ``string.Formatter``, ``typing.get_type_hints``/``ForwardRef`` (they evaluate
+  strings), ``time.clock_settime``, ``dataclasses.make_dataclass`` and
+  ``enum.global_enum`` are left out.
+
+Worker side: standard library only.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import os
+import random
+import types
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from .guards import ForbiddenImport, guarded_getattr
+
+#: Members never exposed, per module (on top of underscore names and submodules).
+_DENIED: dict[str, frozenset[str]] = {
+    "copy": frozenset({"dispatch_table", "PyStringMap"}),
+    "dataclasses": frozenset({"make_dataclass"}),
+    "enum": frozenset(
+        {
+            "global_enum",
+            "global_enum_repr",
+            "global_flag_repr",
+            "global_str",
+            "EnumMeta",
+            "EnumType",
+        }
+    ),
+    "functools": frozenset({"RLock", "GenericAlias", "recursive_repr"}),
+    "string": frozenset({"Formatter"}),
+    "time": frozenset({"clock_settime", "clock_settime_ns", "tzset", "pthread_getcpuclockid"}),
+    "typing": frozenset(
+        {
+            "get_type_hints",
+            "ForwardRef",
+            "evaluate_forward_ref",
+            "get_overloads",
+            "clear_overloads",
+            "TYPE_CHECKING",
+        }
+    ),
+    "random": frozenset(),
+}
+
+#: Every module a policy may allow.
+CATALOG: tuple[str, ...] = (
+    "bisect",
+    "cmath",
+    "collections",
+    "collections.abc",
+    "copy",
+    "dataclasses",
+    "datetime",
+    "decimal",
+    "enum",
+    "fractions",
+    "functools",
+    "heapq",
+    "itertools",
+    "json",
+    "math",
+    "operator",
+    "random",
+    "re",
+    "statistics",
+    "string",
+    "textwrap",
+    "time",
+    "typing",
+    "unicodedata",
+)
+
+_RANDOM_MEMBERS = [
+    "betavariate",
+    "binomialvariate",
+    "choice",
+    "choices",
+    "expovariate",
+    "gammavariate",
+    "gauss",
+    "getrandbits",
+    "lognormvariate",
+    "normalvariate",
+    "paretovariate",
+    "randbytes",
+    "randint",
+    "random",
+    "randrange",
+    "sample",
+    "seed",
+    "shuffle",
+    "triangular",
+    "uniform",
+    "vonmisesvariate",
+    "weibullvariate",
+]
+
+
+class ModuleProxy:
+    """Base of the sandbox's module objects: read-only, members as class attributes."""
+
+    __slots__ = ()
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("modules cannot be created in the sandbox; use import")
+
+    def __getattr__(self, name: str) -> Any:
+        # Reached only for missing members. No ``__name__`` on purpose: the interpreter's
+        # ``from m import x`` fallback would look ``m.x`` up in the real sys.modules.
+        raise AttributeError(
+            f"module {type(self).__qualname__!r} has no attribute {name!r} in the sandbox"
+        )
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"module {type(self).__qualname__!r} is read-only in the sandbox")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"module {type(self).__qualname__!r} is read-only in the sandbox")
+
+    def __repr__(self) -> str:
+        return f"<module {type(self).__qualname__!r} (sandboxed)>"
+
+
+def _make_proxy(name: str, members: dict[str, Any], doc: str | None) -> ModuleProxy:
+    namespace: dict[str, Any] = {"__slots__": (), "__module__": "sandbox", "__doc__": doc}
+    for key, value in members.items():
+        # Python functions are descriptors: keep them from binding to the proxy.
+        namespace[key] = staticmethod(value) if isinstance(value, types.FunctionType) else value
+    cls = type(name, (ModuleProxy,), namespace)
+    cls.__qualname__ = name
+    return object.__new__(cls)  # type: ignore[no-any-return]
+
+
+def _public_members(module: types.ModuleType, denied: Iterable[str]) -> dict[str, Any]:
+    denied = frozenset(denied)
+    members = {}
+    for key in dir(module):
+        if key.startswith("_") or key in denied:
+            continue
+        value = getattr(module, key)
+        if isinstance(value, types.ModuleType) or type(value).__name__ == "PyCapsule":
+            continue
+        members[key] = value
+    return members
+
+
+_DEFAULT_ASSIGNED = functools.WRAPPER_ASSIGNMENTS
+_DEFAULT_UPDATED = functools.WRAPPER_UPDATES
+
+
+def _safe_update_wrapper(
+    wrapper: Any, wrapped: Any, assigned: Any = _DEFAULT_ASSIGNED, updated: Any = _DEFAULT_UPDATED
+) -> Any:
+    if tuple(assigned) != _DEFAULT_ASSIGNED or tuple(updated) != _DEFAULT_UPDATED:
+        raise TypeError("update_wrapper() accepts only the default 'assigned' and 'updated'")
+    return functools.update_wrapper(wrapper, wrapped)
+
+
+def _safe_wraps(
+    wrapped: Any, assigned: Any = _DEFAULT_ASSIGNED, updated: Any = _DEFAULT_UPDATED
+) -> Callable[[Any], Any]:
+    if tuple(assigned) != _DEFAULT_ASSIGNED or tuple(updated) != _DEFAULT_UPDATED:
+        raise TypeError("wraps() accepts only the default 'assigned' and 'updated'")
+    return functools.partial(_safe_update_wrapper, wrapped=wrapped)
+
+
+def _safe_attrgetter(*names: str) -> Callable[[Any], Any]:
+    for name in names:
+        if not isinstance(name, str):
+            raise TypeError("attribute name must be a string")
+    paths = [name.split(".") for name in names]
+
+    def resolve(obj: Any, path: list[str]) -> Any:
+        for part in path:
+            obj = guarded_getattr(obj, part)
+        return obj
+
+    if len(paths) == 1:
+        return lambda obj: resolve(obj, paths[0])
+    return lambda obj: tuple(resolve(obj, path) for path in paths)
+
+
+def _safe_methodcaller(name: str, /, *args: Any, **kwargs: Any) -> Callable[[Any], Any]:
+    if not isinstance(name, str):
+        raise TypeError("method name must be a string")
+    return lambda obj: guarded_getattr(obj, name)(*args, **kwargs)
+
+
+_REPLACED: dict[str, dict[str, Any]] = {
+    "functools": {"update_wrapper": _safe_update_wrapper, "wraps": _safe_wraps},
+    "operator": {"attrgetter": _safe_attrgetter, "methodcaller": _safe_methodcaller},
+}
+_EXPLICIT: dict[str, tuple[str, ...]] = {"copy": ("copy", "deepcopy", "Error", "error")}
+
+#: The generator behind ``random``; reseeded in each worker by :func:`reseed_random`.
+_session_random = random.Random()
+
+
+def reseed_random() -> None:
+    """Give this process its own random sequence (forked workers would share one)."""
+    _session_random.seed(os.urandom(32))
+
+
+def _members_of(name: str) -> dict[str, Any]:
+    if name == "random":
+        members: dict[str, Any] = {
+            key: getattr(_session_random, key)
+            for key in _RANDOM_MEMBERS
+            if hasattr(_session_random, key)
+        }
+        members.update(Random=random.Random, SystemRandom=random.SystemRandom)
+        return members
+    module = importlib.import_module(name)
+    if name in _EXPLICIT:
+        return {key: getattr(module, key) for key in _EXPLICIT[name] if hasattr(module, key)}
+    members = _public_members(module, _DENIED.get(name, ()))
+    members.update(_REPLACED.get(name, {}))
+    return members
+
+
+def build_proxies(allowed: Iterable[str]) -> dict[str, ModuleProxy]:
+    """Build one proxy per allowed module name; parents expose allowed submodules."""
+    allowed = sorted(set(allowed))
+    unknown = [name for name in allowed if name not in CATALOG]
+    if unknown:
+        raise ValueError(f"modules not in the sandbox catalog: {', '.join(unknown)}")
+    members = {name: _members_of(name) for name in allowed}
+    proxies: dict[str, ModuleProxy] = {}
+    # Children first, so that a parent can expose an allowed child as a member.
+    for name in sorted(allowed, key=lambda n: -n.count(".")):
+        own = dict(members[name])
+        for child, proxy in proxies.items():
+            parent, _, leaf = child.rpartition(".")
+            if parent == name:
+                own[leaf] = proxy
+        doc = importlib.import_module(name).__doc__ if name != "random" else random.__doc__
+        proxies[name] = _make_proxy(name, own, doc)
+    return proxies
+
+
+def make_import(proxies: dict[str, ModuleProxy]) -> Callable[..., ModuleProxy]:
+    """The ``__import__`` a script's import statements go through."""
+    available = ", ".join(sorted(proxies))
+
+    def guarded_import(
+        name: str, globals: Any = None, locals: Any = None, fromlist: Any = (), level: int = 0
+    ) -> ModuleProxy:
+        if level:
+            raise ForbiddenImport("relative imports are not allowed in the sandbox")
+        proxy = proxies.get(name)
+        if proxy is None:
+            raise ForbiddenImport(
+                f"module {name!r} is not available in the sandbox. Importable modules: {available}",
+                name=name,
+            )
+        if "." in name and not fromlist:
+            top = proxies.get(name.partition(".")[0])
+            if top is None:
+                raise ForbiddenImport(f"import {name!r} with 'from {name} import ...' instead")
+            return top
+        return proxy
+
+    return guarded_import

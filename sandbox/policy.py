@@ -1,0 +1,173 @@
+"""SandboxPolicy: what a script may import and call, and the limits it runs under.
+
+A policy is a frozen pydantic model. It loads from TOML or JSON with
+:meth:`SandboxPolicy.from_file`; a file may start from a preset with
+``extends = "strict"`` and override only what it names. Errors name the bad field.
+:meth:`SandboxPolicy.digest` is a stable hash of the whole policy, for benchmark
+records and logs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tomllib
+from pathlib import Path
+from typing import Any, ClassVar, Self
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from .guards import BUILTIN_NAMES
+from .modules import CATALOG
+
+
+class PolicyError(ValueError):
+    """A policy could not be loaded or built; the message names the field at fault."""
+
+
+class Limits(BaseModel):
+    """Per-run limits (per session where the name says so)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    wall_s: float = Field(10.0, gt=0, le=3600, description="Wall-clock seconds per run.")
+    cpu_soft_s: float = Field(5.0, gt=0, description="CPU seconds per run before a graceful stop.")
+    cpu_hard_s: float = Field(
+        6.0, gt=0, description="CPU seconds per run before the worker is killed."
+    )
+    session_cpu_s: int = Field(600, gt=0, description="Kernel CPU limit for a session's worker.")
+    memory_mb: int = Field(512, ge=64, le=1 << 20, description="Address-space limit of a worker.")
+    output_bytes: int = Field(65536, ge=64, description="Printed output kept per run.")
+    result_bytes: int = Field(1_000_000, ge=64, description="Largest result (as JSON) per run.")
+    tool_calls: int = Field(100, ge=0, description="Tool calls per run.")
+    tool_timeout_s: float = Field(30.0, gt=0, description="Seconds a single tool call may take.")
+    source_bytes: int = Field(100_000, ge=16, description="Largest script accepted.")
+    recursion_depth: int = Field(200, ge=20, le=20000, description="Python call depth.")
+
+    @model_validator(mode="after")
+    def _soft_below_hard(self) -> Self:
+        if self.cpu_soft_s > self.cpu_hard_s:
+            raise ValueError("cpu_soft_s must not exceed cpu_hard_s")
+        return self
+
+
+class SandboxPolicy(BaseModel):
+    """Which modules and builtins a script gets, and its limits. Frozen."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    PRESETS: ClassVar[tuple[str, ...]] = ("strict", "default")
+
+    name: str = Field("custom", description="A label for reports; not part of the rules.")
+    modules: tuple[str, ...] = Field(description="Importable modules, by exact name.")
+    builtins: tuple[str, ...] = Field(
+        default=tuple(sorted(BUILTIN_NAMES)), description="Builtins a script sees."
+    )
+    limits: Limits = Field(default_factory=Limits)
+
+    @field_validator("modules")
+    @classmethod
+    def _known_modules(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        unknown = [m for m in value if m not in CATALOG]
+        if unknown:
+            raise ValueError(
+                f"unknown module(s) {', '.join(map(repr, unknown))}; "
+                f"available: {', '.join(CATALOG)}"
+            )
+        return tuple(sorted(set(value)))
+
+    @field_validator("builtins")
+    @classmethod
+    def _known_builtins(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        unknown = [b for b in value if b not in BUILTIN_NAMES]
+        if unknown:
+            raise ValueError(
+                f"unknown builtin(s) {', '.join(map(repr, unknown))}; "
+                f"available: {', '.join(sorted(BUILTIN_NAMES))}"
+            )
+        return tuple(sorted(set(value)))
+
+    # -- construction ----------------------------------------------------------------
+    @classmethod
+    def preset(cls, name: str) -> SandboxPolicy:
+        """A built-in policy: ``strict`` or ``default``."""
+        if name not in cls.PRESETS:
+            raise PolicyError(f"unknown preset {name!r}; presets: {', '.join(cls.PRESETS)}")
+        path = Path(__file__).with_name("presets") / f"{name}.toml"
+        return cls._from_mapping(tomllib.loads(path.read_text()), source=f"preset {name!r}")
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> SandboxPolicy:
+        """Load a policy from a ``.toml`` or ``.json`` file."""
+        path = Path(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise PolicyError(f"{path}: cannot read policy file: {exc.strerror}") from None
+        try:
+            if path.suffix.lower() == ".json":
+                data = json.loads(text)
+            elif path.suffix.lower() == ".toml":
+                data = tomllib.loads(text)
+            else:
+                raise PolicyError(f"{path}: policy files must end in .toml or .json")
+        except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
+            raise PolicyError(f"{path}: not valid {path.suffix[1:].upper()}: {exc}") from None
+        if not isinstance(data, dict):
+            raise PolicyError(f"{path}: a policy must be a table/object at the top level")
+        return cls._from_mapping(data, source=str(path))
+
+    @classmethod
+    def load(cls, spec: str | Path) -> SandboxPolicy:
+        """A preset name or a path to a policy file."""
+        if isinstance(spec, str) and spec in cls.PRESETS:
+            return cls.preset(spec)
+        return cls.from_file(spec)
+
+    @classmethod
+    def _from_mapping(cls, data: dict[str, Any], source: str) -> SandboxPolicy:
+        data = dict(data)
+        base = data.pop("extends", None)
+        if base is not None:
+            if base not in cls.PRESETS:
+                raise PolicyError(f"{source}: extends: unknown preset {base!r}")
+            merged = cls.preset(base).model_dump(mode="json")
+            limits = {**merged["limits"], **data.pop("limits", {})}
+            data = {**merged, **data, "limits": limits}
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            raise PolicyError(f"{source}: {_describe(exc)}") from None
+
+    def with_limits(self, **changes: Any) -> SandboxPolicy:
+        """A copy with some limits changed (validated)."""
+        try:
+            limits = Limits.model_validate({**self.limits.model_dump(), **changes})
+        except ValidationError as exc:
+            raise PolicyError(f"limits: {_describe(exc)}") from None
+        return self.model_copy(update={"limits": limits})
+
+    # -- identity --------------------------------------------------------------------
+    def digest(self) -> str:
+        """A stable SHA-256 (hex) of every rule and limit; the name is left out."""
+        rules = self.model_dump(mode="json", exclude={"name"})
+        canonical = json.dumps(rules, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(b"codeact-policy-v1\n" + canonical.encode()).hexdigest()
+
+    def worker_config(self) -> dict[str, Any]:
+        """What the zygote and its workers need (plain JSON)."""
+        return {
+            "modules": list(self.modules),
+            "builtins": list(self.builtins),
+            "limits": self.limits.model_dump(mode="json"),
+            "max_request_bytes": self.limits.source_bytes * 4 + self.limits.result_bytes + 65536,
+        }
+
+
+def _describe(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err["loc"]) or "policy"
+        message = err["msg"].removeprefix("Value error, ")
+        parts.append(f"{where}: {message}")
+    return "; ".join(parts)

@@ -1,0 +1,268 @@
+"""The host's side of the process model: the zygote, its workers, and spare workers.
+
+:class:`Zygote` starts the fork server with an empty environment and talks to it over
+a SOCK_SEQPACKET control socket; a reader thread collects ``forked`` and ``exited``
+notices. :class:`WorkerPool` keeps a few workers forked ahead of time so that a new
+session does not wait for a fork. :class:`WorkerHandle` is one worker: its channel,
+its pid, and the means to kill its whole process group.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from collections import deque
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any
+
+from .wire import FrameReader
+
+_BOOT = "import sys; sys.path.insert(0, {root!r}); from sandbox.zygote import main; main({fd})"
+
+
+class SandboxError(RuntimeError):
+    """The sandbox machinery itself failed (not the script)."""
+
+
+class WorkerHandle:
+    """One forked worker, seen from the host."""
+
+    def __init__(self, pid: int, sock: socket.socket, max_frame: int) -> None:
+        self.pid = pid
+        self.sock = sock
+        self.reader = FrameReader(sock, max_frame)
+        self.killed_by_host = False
+        self._pidfd: int | None = None
+        with contextlib.suppress(OSError, AttributeError):
+            self._pidfd = os.pidfd_open(pid)
+
+    def kill(self) -> None:
+        """SIGKILL the worker and everything in its process group."""
+        self.killed_by_host = True
+        if self._pidfd is not None:
+            with contextlib.suppress(OSError):
+                signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            os.killpg(self.pid, signal.SIGKILL)
+
+    def close(self) -> None:
+        """Kill the worker (if alive) and release the host's descriptors."""
+        self.kill()
+        with contextlib.suppress(OSError):
+            self.sock.close()
+        if self._pidfd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._pidfd)
+            self._pidfd = None
+
+    def cpu_seconds(self) -> float | None:
+        """User+system CPU time of the worker, from /proc (None when gone)."""
+        try:
+            with open(f"/proc/{self.pid}/stat", "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            return None
+        return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
+
+    def memory_bytes(self) -> int | None:
+        """Peak resident set size of the worker, from /proc (None when gone)."""
+        try:
+            with open(f"/proc/{self.pid}/status", "rb") as status:
+                for line in status:
+                    if line.startswith(b"VmHWM:"):
+                        return int(line.split()[1]) * 1024
+        except OSError:
+            return None
+        return None
+
+
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+class Zygote:
+    """The fork server process and its control channel."""
+
+    def __init__(self, worker_config: dict[str, Any]) -> None:
+        self._config = worker_config
+        self._max_frame = int(worker_config["limits"]["result_bytes"]) * 2 + (1 << 20)
+        host_end, zygote_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        root = str(Path(__file__).resolve().parent.parent)
+        boot = _BOOT.format(root=root, fd=zygote_end.fileno())
+        self._proc = subprocess.Popen(
+            [sys.executable, "-I", "-X", "utf8", "-c", boot],
+            env={},
+            pass_fds=[zygote_end.fileno()],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            cwd="/",
+        )
+        zygote_end.close()
+        self._ctrl = host_end
+        self._send_lock = threading.Lock()
+        self._next_id = 0
+        self._pending: dict[int, tuple[Future[WorkerHandle], socket.socket]] = {}
+        self._exits: dict[int, dict[str, Any]] = {}
+        self._exit_cond = threading.Condition()
+        self._closed = False
+        self._ctrl.sendall(json.dumps(worker_config).encode())
+        ready = self._recv(timeout=30)
+        if ready is None or ready.get("op") != "ready":
+            detail = (ready or {}).get("error", "no answer from the zygote")
+            self.close()
+            raise SandboxError(f"the sandbox zygote failed to start: {detail}")
+        self.pid = int(ready["pid"])
+        self.vm_size = int(ready.get("vm_size", 0))
+        self._ctrl.settimeout(None)
+        self._thread = threading.Thread(target=self._read_loop, name="sandbox-zygote", daemon=True)
+        self._thread.start()
+
+    def _recv(self, timeout: float | None) -> dict[str, Any] | None:
+        self._ctrl.settimeout(timeout)
+        try:
+            data = self._ctrl.recv(65536)
+        except (TimeoutError, OSError):
+            return None
+        return json.loads(data) if data else None
+
+    def _read_loop(self) -> None:
+        while True:
+            message = self._recv(timeout=None)
+            if message is None:
+                break
+            op = message.get("op")
+            if op == "forked":
+                entry = self._pending.pop(int(message["id"]), None)
+                if entry is not None:
+                    future, sock = entry
+                    future.set_result(WorkerHandle(int(message["pid"]), sock, self._max_frame))
+            elif op == "exited":
+                with self._exit_cond:
+                    self._exits[int(message["pid"])] = message
+                    while len(self._exits) > 1024:  # notices nobody asked for
+                        del self._exits[next(iter(self._exits))]
+                    self._exit_cond.notify_all()
+        # The zygote is gone: fail everything still waiting.
+        self._closed = True
+        for future, sock in self._pending.values():
+            sock.close()
+            if not future.done():
+                future.set_exception(SandboxError("the sandbox zygote exited"))
+        self._pending.clear()
+        with self._exit_cond:
+            self._exit_cond.notify_all()
+
+    def fork(self) -> Future[WorkerHandle]:
+        """Ask for one more worker; the future resolves once it is forked."""
+        future: Future[WorkerHandle] = Future()
+        host_end, worker_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        with self._send_lock:
+            if self._closed:
+                host_end.close()
+                worker_end.close()
+                raise SandboxError("the sandbox is closed")
+            self._next_id += 1
+            request_id = self._next_id
+            self._pending[request_id] = (future, host_end)
+            try:
+                message = json.dumps({"op": "fork", "id": request_id}).encode()
+                socket.send_fds(self._ctrl, [message], [worker_end.fileno()])
+            except OSError as exc:
+                self._pending.pop(request_id, None)
+                host_end.close()
+                raise SandboxError(f"cannot reach the sandbox zygote: {exc}") from None
+            finally:
+                worker_end.close()
+        return future
+
+    def exit_status(self, pid: int, timeout: float) -> dict[str, Any] | None:
+        """The ``exited`` notice for ``pid``, waiting up to ``timeout`` seconds."""
+        with self._exit_cond:
+            self._exit_cond.wait_for(lambda: pid in self._exits or self._closed, timeout)
+            return self._exits.pop(pid, None)
+
+    def forget(self, pid: int) -> None:
+        """Drop a worker's exit notice (the host no longer cares)."""
+        with self._exit_cond:
+            self._exits.pop(pid, None)
+
+    @property
+    def alive(self) -> bool:
+        """True while the zygote process runs."""
+        return not self._closed and self._proc.poll() is None
+
+    def close(self) -> None:
+        """Shut the zygote down; it kills its workers on the way out."""
+        self._closed = True
+        with contextlib.suppress(OSError):
+            self._ctrl.send(json.dumps({"op": "shutdown"}).encode())
+        try:
+            self._proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+            self._proc.wait()
+        with contextlib.suppress(OSError):
+            self._ctrl.close()
+
+
+class WorkerPool:
+    """Spare workers forked ahead of time."""
+
+    def __init__(self, zygote: Zygote, spares: int) -> None:
+        self._zygote = zygote
+        self._target = max(0, spares)
+        self._ready: deque[WorkerHandle] = deque()
+        self._in_flight = 0
+        self._lock = threading.Lock()
+        self._closed = False
+        self.refill()
+
+    def _arrived(self, future: Future[WorkerHandle]) -> None:
+        with self._lock:
+            self._in_flight -= 1
+            if future.exception() is None:
+                worker = future.result()
+                if self._closed:
+                    worker.close()
+                else:
+                    self._ready.append(worker)
+
+    def refill(self) -> None:
+        """Request forks until ready + in flight reaches the target."""
+        with self._lock:
+            missing = self._target - len(self._ready) - self._in_flight
+            if self._closed or missing <= 0:
+                return
+            self._in_flight += missing
+        for _ in range(missing):
+            try:
+                future = self._zygote.fork()
+            except SandboxError:
+                with self._lock:
+                    self._in_flight -= 1
+                continue
+            future.add_done_callback(self._arrived)
+
+    def acquire(self, timeout: float = 30.0) -> WorkerHandle:
+        """A spare if one is ready, else a freshly forked worker."""
+        with self._lock:
+            worker = self._ready.popleft() if self._ready else None
+        if worker is None:
+            worker = self._zygote.fork().result(timeout)
+        self.refill()
+        return worker
+
+    def close(self) -> None:
+        """Kill every spare."""
+        with self._lock:
+            self._closed = True
+            spares, self._ready = list(self._ready), deque()
+        for worker in spares:
+            worker.close()

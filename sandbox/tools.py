@@ -1,0 +1,170 @@
+"""Host tools: ordinary callables turned into validated endpoints for scripts.
+
+A script calls ``lookup_price("wand")``; the worker sends the JSON arguments to the
+host, where :meth:`ToolSet.invoke` validates them against the function's signature
+(pydantic), calls it (sync in a thread, async on an event loop) under the per-tool
+timeout, and converts the result to JSON. Whatever goes wrong comes back as an
+exception type name and a message that the worker raises inside the script.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import inspect
+import keyword
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pydantic
+import pydantic_core
+
+from .execution import ToolCallRecord
+
+#: Names a tool may not take: the result helpers are always the sandbox's own.
+RESERVED_NAMES = frozenset({"final_result", "observation", "error", "transfer_to_agent"})
+
+
+class ToolDefinitionError(ValueError):
+    """A host callable cannot be offered as a tool; the message says why."""
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    """The host's answer to one call, plus its record."""
+
+    reply: dict[str, Any]
+    record: ToolCallRecord
+
+
+def _validated(fn: Callable[..., Any]) -> Callable[..., Any]:
+    config = pydantic.ConfigDict(arbitrary_types_allowed=True)
+    try:
+        return pydantic.validate_call(fn, config=config)  # type: ignore[no-any-return]
+    except (pydantic.PydanticSchemaGenerationError, pydantic.PydanticUserError, TypeError):
+        return fn
+
+
+def _describe_validation(name: str, exc: pydantic.ValidationError) -> str:
+    parts = []
+    for err in exc.errors(include_url=False):
+        where = ".".join(str(p) for p in err["loc"] if p != "args") or "arguments"
+        got = repr(err.get("input"))[:80]
+        parts.append(f"{where}: {err['msg']} (got {got})")
+    return f"{name}(): invalid arguments: " + "; ".join(parts)
+
+
+class ToolSet:
+    """The tools of one session, validated once when the session starts."""
+
+    def __init__(self, tools: Mapping[str, Callable[..., Any]] | None) -> None:
+        self._tools: dict[str, Callable[..., Any]] = {}
+        self._signatures: dict[str, inspect.Signature | None] = {}
+        self._is_async: dict[str, bool] = {}
+        for name, fn in (tools or {}).items():
+            if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name):
+                raise ToolDefinitionError(f"tool name {name!r} is not a Python identifier")
+            if name.startswith("_"):
+                raise ToolDefinitionError(f"tool name {name!r} may not start with '_'")
+            if name in RESERVED_NAMES:
+                raise ToolDefinitionError(f"tool name {name!r} is reserved for result helpers")
+            if not callable(fn):
+                raise ToolDefinitionError(f"tool {name!r} is not callable")
+            try:
+                self._signatures[name] = inspect.signature(fn)
+            except (TypeError, ValueError):
+                self._signatures[name] = None
+            self._is_async[name] = inspect.iscoroutinefunction(fn) or (
+                inspect.iscoroutinefunction(type(fn).__call__)
+            )
+            self._tools[name] = _validated(fn)
+
+    @property
+    def names(self) -> list[str]:
+        """The tool names, as the script sees them."""
+        return list(self._tools)
+
+    def _arguments(self, name: str, args: list[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
+        signature = self._signatures.get(name)
+        if signature is not None:
+            try:
+                bound = signature.bind(*args, **kwargs)
+                return {
+                    k: (list(v) if isinstance(v, tuple) else v) for k, v in bound.arguments.items()
+                }
+            except TypeError:
+                pass
+        return {"args": args, "kwargs": kwargs} if kwargs else {"args": args}
+
+    def invoke(
+        self,
+        name: str,
+        args: list[Any],
+        kwargs: dict[str, Any],
+        *,
+        timeout: float,
+        executor: concurrent.futures.Executor,
+        loop: asyncio.AbstractEventLoop | None,
+        max_result_bytes: int,
+    ) -> ToolOutcome:
+        """Run one call; never raises for anything the tool or the script did."""
+        started = time.perf_counter()
+        arguments = self._arguments(name, args, kwargs)
+        fn = self._tools.get(name)
+        result: Any = None
+        try:
+            if fn is None:
+                raise NameError(f"no tool named {name!r}")
+            if self._is_async[name]:
+                if loop is None:
+                    raise RuntimeError("async tools need an event loop")
+                future = asyncio.run_coroutine_threadsafe(fn(*args, **kwargs), loop)
+            else:
+                future = executor.submit(fn, *args, **kwargs)
+            try:
+                value = future.result(timeout)
+            except concurrent.futures.TimeoutError:
+                future.cancel()
+                raise TimeoutError(f"{name}() did not finish within {timeout:g} s") from None
+            try:
+                result = pydantic_core.to_jsonable_python(value)
+            except pydantic_core.PydanticSerializationError:
+                raise TypeError(
+                    f"{name}() returned a {type(value).__name__}, which is not JSON-serializable"
+                ) from None
+            size = len(pydantic_core.to_json(result))
+            if size > max_result_bytes:
+                raise ValueError(
+                    f"{name}() returned {size} bytes of JSON; the limit is {max_result_bytes}"
+                )
+        except pydantic.ValidationError as exc:
+            return self._failure(
+                name, arguments, started, "TypeError", _describe_validation(name, exc)
+            )
+        except Exception as exc:
+            return self._failure(name, arguments, started, type(exc).__name__, str(exc))
+        record = ToolCallRecord(
+            name=name,
+            arguments=arguments,
+            ok=True,
+            duration_s=time.perf_counter() - started,
+            result=result,
+        )
+        return ToolOutcome({"op": "result", "ok": True, "value": result}, record)
+
+    @staticmethod
+    def _failure(
+        name: str, arguments: dict[str, Any], started: float, kind: str, message: str
+    ) -> ToolOutcome:
+        message = message[:4000]
+        record = ToolCallRecord(
+            name=name,
+            arguments=arguments,
+            ok=False,
+            duration_s=time.perf_counter() - started,
+            error=f"{kind}: {message}",
+        )
+        reply = {"op": "result", "ok": False, "error_type": kind, "message": message}
+        return ToolOutcome(reply, record)

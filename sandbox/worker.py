@@ -1,0 +1,96 @@
+"""What runs inside a worker: confine, say hello, then serve the session's scripts.
+
+The worker speaks the framed JSON protocol of ``wire.py`` on one socket. Requests:
+``init`` (tool names), ``run`` (source), ``exit``. Replies and calls: ``hello``
+(confinement report), ``call`` (a tool call, answered by the host with ``result``),
+``done`` (one run's output).
+
+Worker side: standard library only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+import time
+from typing import Any, NoReturn
+
+from .confine import confine
+from .modules import ModuleProxy, make_import, reseed_random
+from .runtime import ScriptRuntime, install_cpu_handlers
+from .wire import ChannelClosed, FrameReader
+
+_WARM_UP = """
+import math
+class Point:
+    def __init__(self, x):
+        self.x = x
+total = sum(Point(i).x for i in range(3))
+print(f"{total:>4}", math.sqrt(total))
+"""
+
+#: Recursion frames reserved for the sandbox's own code below the script.
+RECURSION_MARGIN = 40
+
+
+def _frame(message: Any) -> bytes:
+    text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+    # Lone surrogates (e.g. "\ud800" built by a script) cannot be UTF-8 encoded.
+    payload = text.encode("utf-8", "replace")
+    return len(payload).to_bytes(4, "big") + payload
+
+
+def serve(channel_fd: int, config: dict[str, Any], proxies: dict[str, ModuleProxy]) -> NoReturn:
+    """Run the worker's life on ``channel_fd``; never returns."""
+    try:
+        limits = config["limits"]
+        report = confine(channel_fd, limits)
+        reseed_random()
+        sock = socket.socket(fileno=channel_fd)
+        reader = FrameReader(sock, max_frame=int(config["max_request_bytes"]))
+
+        def call_host(request: dict[str, Any]) -> dict[str, Any]:
+            sock.sendall(_frame(request))
+            reply = reader.read_json()
+            if not isinstance(reply, dict) or reply.get("op") != "result":
+                raise ChannelClosed("unexpected reply from host")
+            return reply
+
+        # A throwaway run while this worker waits as a spare: the pages a run touches
+        # are copied from the zygote now rather than during the session's first run.
+        ScriptRuntime(limits, config["builtins"], make_import(proxies), call_host).run(_WARM_UP)
+        runtime = ScriptRuntime(limits, config["builtins"], make_import(proxies), call_host)
+        install_cpu_handlers(runtime)
+        sys.setrecursionlimit(int(limits["recursion_depth"]) + RECURSION_MARGIN)
+        sock.sendall(
+            _frame(
+                {
+                    "op": "hello",
+                    "pid": os.getpid(),
+                    "confinement": report,
+                    "process_cpu_s": time.process_time(),
+                }
+            )
+        )
+        while True:
+            message = reader.read_json()
+            op = message.get("op")
+            if op == "init":
+                runtime.add_tools(list(message["tools"]))
+            elif op == "run":
+                sock.sendall(_frame(runtime.run(str(message["source"]))))
+            elif op == "exit":
+                break
+    except (ChannelClosed, OSError):
+        pass
+    except BaseException as exc:
+        # Tell the host why, if the channel still works; it reports a crashed worker.
+        try:
+            detail = f"{type(exc).__name__}: {exc}"[:2000]
+            os.write(channel_fd, _frame({"op": "crash", "message": detail}))
+        except BaseException:
+            pass
+    finally:
+        os._exit(0)
