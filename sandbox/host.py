@@ -10,10 +10,12 @@ worker's process group, and returns an :class:`Execution` whatever happens.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import concurrent.futures
 import select
 import threading
 import time
+import weakref
 from collections.abc import Callable, Mapping
 from types import TracebackType
 from typing import Any, Self
@@ -29,6 +31,7 @@ from .wire import ChannelClosed, FrameTooLarge, encode
 
 #: How often a waiting run checks the worker's CPU time.
 _POLL_S = 0.05
+_OPEN: weakref.WeakSet[Sandbox] = weakref.WeakSet()
 _SIGNAL_NAMES = {
     9: "SIGKILL",
     6: "SIGABRT",
@@ -76,6 +79,7 @@ class Sandbox:
             )
         self._zygote = zygote
         self._pool = WorkerPool(zygote, self._spares)
+        _OPEN.add(self)
         self._executor = concurrent.futures.ThreadPoolExecutor(8, "sandbox-tool")
         return self
 
@@ -92,6 +96,18 @@ class Sandbox:
         if self._loop_thread is not None:
             self._loop_thread.stop()
         self._zygote = self._pool = self._executor = self._loop_thread = None
+        _OPEN.discard(self)
+
+    def processes(self) -> set[int]:
+        """Pids of the zygote, the spares and the sessions' workers (for leak checks)."""
+        pids: set[int] = set()
+        if self._zygote is not None:
+            pids.add(self._zygote.pid)
+        if self._pool is not None:
+            pids |= self._pool.pids()
+        with self._lock:
+            pids |= {s.pid for s in self._sessions if s.pid is not None}
+        return pids
 
     def __enter__(self) -> Self:
         return self.start()
@@ -137,6 +153,18 @@ class Sandbox:
             if self._loop_thread is None:
                 self._loop_thread = _LoopThread()
             return self._loop_thread.loop
+
+
+def open_sandboxes() -> list[Sandbox]:
+    """Sandboxes started and not yet closed in this process."""
+    return list(_OPEN)
+
+
+@atexit.register
+def _close_all() -> None:
+    # Workers must never outlive the program that started them.
+    for sandbox in list(_OPEN):
+        sandbox.close()
 
 
 class _LoopThread:

@@ -259,6 +259,11 @@ class WorkerPool:
         self.refill()
         return worker
 
+    def pids(self) -> set[int]:
+        """Pids of the ready spares."""
+        with self._lock:
+            return {worker.pid for worker in self._ready}
+
     def close(self) -> None:
         """Kill every spare."""
         with self._lock:

@@ -169,8 +169,12 @@ class ScriptRuntime:
             reply = self._call_host(request)
             if reply.get("ok"):
                 return reply.get("value")
-            kind = _TOOL_EXCEPTIONS.get(str(reply.get("error_type")), ToolError)
-            raise kind(str(reply.get("message", "tool failed")))
+            error_type = str(reply.get("error_type"))
+            message = str(reply.get("message", "tool failed"))
+            builtin = _TOOL_EXCEPTIONS.get(error_type)
+            if builtin is not None:
+                raise builtin(message)
+            raise ToolError(f"{error_type}: {message}")
 
         tool.__name__ = tool.__qualname__ = name
         return tool
@@ -236,14 +240,17 @@ class ScriptRuntime:
         self, output: dict[str, Any], error_code: str | None, cpu_start: float
     ) -> dict[str, Any]:
         try:
-            value = to_json(output)
+            value = {key: to_json(item) for key, item in output.items()}
             encoded = json.dumps(value, ensure_ascii=False)
             if len(encoded) > self.limits["result_bytes"]:
                 value = {"type": "error", "message": explain("result_limit", self.limits)}
                 error_code = "output_limit"
         except (NotJsonable, RecursionError, ValueError, TypeError) as exc:
             kind = output.get("type", "output")
-            value = {"type": "error", "message": f"the {kind} could not be sent back: {exc}"}
+            value = {
+                "type": "error",
+                "message": f"{kind}(...) got a value that cannot be converted to JSON: {exc}",
+            }
             error_code = error_code or "runtime_error"
         except MemoryError:
             value = {"type": "error", "message": explain("memory_limit", self.limits)}

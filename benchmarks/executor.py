@@ -1,0 +1,289 @@
+"""Executor benchmark: each figure beside a baseline measured in the same run.
+
+    python benchmarks/executor.py [--quick] [--json]
+
+(a) guarded compute vs plain ``exec`` of the same code, (b) trivial-script round trip
+in a warm session, (c) new session + first trivial script, (d) restricted compile of a
+100-line script vs builtin ``compile``, (e) fresh sessions per second on this machine.
+Ratios, medians and rates only: the machine is shared and noisy, so nothing here is a
+pass/fail test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import builtins
+import json
+import statistics
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from sandbox import Sandbox, SandboxPolicy
+from sandbox.compiler import compile_script
+from sandbox.modules import build_proxies, make_import
+from sandbox.runtime import ScriptRuntime
+
+ARITHMETIC = """
+total = 0
+for i in range(200000):
+    total += (i * i) % 7 - (i // 3)
+"""
+
+OBJECTS = """
+class Account:
+    def __init__(self, name):
+        self.name = name
+        self.total = 0
+        self.history = []
+
+accounts = {f"acct{i}": Account(f"acct{i}") for i in range(50)}
+counts = {}
+for i in range(40000):
+    acct = accounts[f"acct{i % 50}"]
+    acct.total += i % 13
+    acct.history.append(i)
+    key = acct.name[:5]
+    counts[key] = counts.get(key, 0) + 1
+    if len(acct.history) > 20:
+        acct.history = acct.history[-10:]
+words = " ".join(a.name.upper() for a in accounts.values()).split()
+summary = sorted((a.total, a.name) for a in accounts.values())[-3:]
+"""
+
+LIMITS = SandboxPolicy.preset("default").limits.model_dump()
+
+
+def best_of(fn: Callable[[], object], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - started)
+    return min(times)
+
+
+def compute_ratio(source: str, repeat: int) -> tuple[float, float]:
+    """(guarded seconds, plain seconds) for one workload, best of ``repeat``."""
+    runtime = ScriptRuntime(
+        LIMITS,
+        sorted(SandboxPolicy.preset("default").builtins),
+        make_import(build_proxies(["math"])),
+        lambda r: r,
+    )
+    guarded_code = compile_script(source, "<bench>")
+    plain_code = compile(source, "<bench>", "exec")
+
+    def guarded() -> None:
+        exec(guarded_code, dict(runtime.globals))  # type: ignore[arg-type]
+
+    def plain() -> None:
+        exec(plain_code, {"__builtins__": builtins})
+
+    return best_of(guarded, repeat), best_of(plain, repeat)
+
+
+def hundred_line_script() -> str:
+    lines = []
+    for i in range(25):
+        lines += [
+            f"def step{i}(values, k={i}):",
+            f"    out = [v * k + {i} for v in values if v % 3 != {i % 3}]",
+            f"    return {{'n': len(out), 'top': sorted(out)[-3:], 'name': 'step{i}'}}",
+            f"result{i} = step{i}(list(range(20)))",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def compile_ratio(repeat: int) -> tuple[float, float]:
+    source = hundred_line_script()
+    assert len(source.splitlines()) == 100
+    restricted = statistics.median(
+        best_of(lambda: compile_script(source, "<bench>"), 5) for _ in range(repeat)
+    )
+    native = statistics.median(
+        best_of(lambda: compile(source, "<bench>", "exec"), 5) for _ in range(repeat)
+    )
+    return restricted, native
+
+
+def round_trips(sb: Sandbox, count: int) -> float:
+    with sb.session() as session:
+        session.run("x = 1")
+        samples = []
+        for _ in range(count):
+            started = time.perf_counter()
+            session.run("x = 1")
+            samples.append(time.perf_counter() - started)
+    return statistics.median(samples)
+
+
+def session_starts(sb: Sandbox, count: int) -> float:
+    samples = []
+    for _ in range(count):
+        time.sleep(0.005)  # let the spares refill, as between real agent runs
+        started = time.perf_counter()
+        with sb.session() as session:
+            session.run("x = 1")
+        samples.append(time.perf_counter() - started)
+    return statistics.median(samples)
+
+
+def sessions_per_second(sb: Sandbox, seconds: float, threads: int) -> float:
+    done = [0] * threads
+    stop = time.perf_counter() + seconds
+
+    def loop(slot: int) -> None:
+        while time.perf_counter() < stop:
+            with sb.session() as session:
+                session.run("x = 1")
+            done[slot] += 1
+
+    workers = [threading.Thread(target=loop, args=(i,)) for i in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    return sum(done) / seconds
+
+
+def measure(quick: bool) -> list[dict[str, Any]]:
+    repeat = 3 if quick else 7
+    rows: list[dict[str, Any]] = []
+    for label, source in (("arithmetic loop", ARITHMETIC), ("attribute/dict/list/str", OBJECTS)):
+        guarded, plain = compute_ratio(source, repeat)
+        rows.append(
+            {
+                "id": "a",
+                "what": f"guarded compute: {label}",
+                "value": guarded / plain,
+                "unit": "x plain exec",
+                "baseline": f"plain exec {plain * 1e3:.1f} ms",
+                "goal": 1.2,
+                "lower_is_better": True,
+            }
+        )
+    restricted, native = compile_ratio(repeat)
+    rows.append(
+        {
+            "id": "d",
+            "what": "restricted compile, 100 lines",
+            "value": restricted / native,
+            "unit": "x builtin compile",
+            "baseline": f"compile() {native * 1e3:.2f} ms",
+            "goal": 2.0,
+            "lower_is_better": True,
+        }
+    )
+    with Sandbox(SandboxPolicy.preset("default"), spares=4) as sb:
+        sb.session().close()
+        trip = round_trips(sb, 300 if quick else 2000)
+        rows.append(
+            {
+                "id": "b",
+                "what": "trivial script, warm session",
+                "value": trip * 1e6,
+                "unit": "us median",
+                "baseline": "socketpair ping-pong below",
+                "goal": 70,
+                "lower_is_better": True,
+            }
+        )
+        start = session_starts(sb, 50 if quick else 300)
+        rows.append(
+            {
+                "id": "c",
+                "what": "new session + first script",
+                "value": start * 1e3,
+                "unit": "ms median",
+                "baseline": "-",
+                "goal": 1.0,
+                "lower_is_better": True,
+            }
+        )
+        rate = sessions_per_second(sb, 2.0 if quick else 5.0, threads=2)
+        rows.append(
+            {
+                "id": "e",
+                "what": "fresh sessions per second (2 threads)",
+                "value": rate,
+                "unit": "sessions/s",
+                "baseline": "-",
+                "goal": 500,
+                "lower_is_better": False,
+            }
+        )
+    rows.append(
+        {
+            "id": "-",
+            "what": "baseline: socketpair ping-pong between processes",
+            "value": ping_pong() * 1e6,
+            "unit": "us median",
+            "baseline": "-",
+            "goal": None,
+            "lower_is_better": True,
+        }
+    )
+    return rows
+
+
+def ping_pong(count: int = 2000) -> float:
+    import os
+    import socket
+
+    parent, child = socket.socketpair()
+    pid = os.fork()
+    if pid == 0:
+        parent.close()
+        while data := child.recv(65536):
+            child.sendall(data)
+        os._exit(0)
+    child.close()
+    samples = []
+    for _ in range(count):
+        started = time.perf_counter()
+        parent.sendall(b"x" * 64)
+        parent.recv(65536)
+        samples.append(time.perf_counter() - started)
+    parent.close()
+    os.waitpid(pid, 0)
+    return statistics.median(samples)
+
+
+def render(rows: list[dict[str, Any]]) -> str:
+    lines = [f"{'':2} {'measure':46} {'value':>10} {'unit':18} {'goal':>6}  {'baseline'}"]
+    for row in rows:
+        goal = row["goal"]
+        met = (
+            ""
+            if goal is None
+            else (
+                "met"
+                if (row["value"] <= goal if row["lower_is_better"] else row["value"] >= goal)
+                else "not met"
+            )
+        )
+        goal_text = "-" if goal is None else f"{goal:g}"
+        lines.append(
+            f"{row['id']:2} {row['what']:46} {row['value']:>10.2f} {row['unit']:18} "
+            f"{goal_text:>6}  {row['baseline']}  {met}"
+        )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions")
+    parser.add_argument("--json", action="store_true", help="print the rows as JSON")
+    args = parser.parse_args()
+    rows = measure(args.quick)
+    print(json.dumps(rows, indent=2) if args.json else render(rows))
+
+
+if __name__ == "__main__":
+    main()

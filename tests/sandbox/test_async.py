@@ -1,0 +1,60 @@
+"""AsyncSandbox: the same contract from asyncio, async tools, cancellation."""
+
+from __future__ import annotations
+
+import asyncio
+
+import psutil
+import pytest
+
+from sandbox import AsyncSandbox, FinalResult, SandboxPolicy
+
+
+async def fetch(item: str) -> dict[str, str]:
+    await asyncio.sleep(0.01)
+    return {"item": item}
+
+
+def test_async_example() -> None:
+    async def main() -> None:
+        async with AsyncSandbox(SandboxPolicy.preset("default")) as sb:
+            async with sb.session(tools={"fetch": fetch}) as s:
+                ex = await s.run("r = fetch('wand')\nfinal_result(r['item'])")
+                assert ex.output == FinalResult(value="wand")
+                ex = await s.run("observation(r)")
+                assert ex.output.value == {"item": "wand"}  # type: ignore[union-attr]
+
+    asyncio.run(main())
+
+
+def test_concurrent_sessions() -> None:
+    async def main() -> list[object]:
+        async with AsyncSandbox("default") as sb:
+
+            async def one(i: int) -> object:
+                async with sb.session() as s:
+                    return (await s.run(f"final_result({i} * 2)")).output
+
+            return await asyncio.gather(*(one(i) for i in range(6)))
+
+    assert asyncio.run(main()) == [FinalResult(value=i * 2) for i in range(6)]
+
+
+@pytest.mark.timeout(20)
+def test_cancellation_kills_the_worker() -> None:
+    async def main() -> None:
+        async with AsyncSandbox("default") as sb, sb.session() as s:
+            await s.run("x = 1")
+            pid = s.pid
+            assert pid is not None
+            task = asyncio.create_task(s.run("import time\ntime.sleep(8)"))
+            await asyncio.sleep(0.3)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == "zombie"
+            ex = await s.run("final_result('next run works')")
+            assert ex.output == FinalResult(value="next run works")
+            assert ex.worker_restarted
+
+    asyncio.run(main())

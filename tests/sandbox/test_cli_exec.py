@@ -1,0 +1,92 @@
+"""``codeact exec``: output shapes and exit statuses."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def codeact(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "codeact.cli", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+
+
+def test_readme_example_script() -> None:
+    result = codeact("exec", "examples/primes.py")
+    assert result.returncode == 0, result.stderr
+    assert "status: ok" in result.stdout
+    assert '"sum": 1060' in result.stdout
+    assert "found 25 primes below 100" in result.stdout
+
+
+def test_json_prints_exactly_one_execution() -> None:
+    result = codeact("exec", "examples/primes.py", "--json")
+    assert result.returncode == 0
+    execution = json.loads(result.stdout)
+    assert execution["output"] == {
+        "type": "final_result",
+        "value": {"count": 25, "sum": 1060, "largest": 97},
+    }
+    assert execution["error_code"] is None
+    assert {
+        "stdout",
+        "stdout_truncated",
+        "duration_s",
+        "cpu_s",
+        "peak_memory_bytes",
+        "tool_calls",
+    } <= set(execution)
+
+
+def test_stdin_and_failing_script_still_exit_zero() -> None:
+    result = codeact(
+        "exec", "-", "--json", "--policy", "strict", "--timeout", "0.5", stdin="import time\n"
+    )
+    assert result.returncode == 0
+    execution = json.loads(result.stdout)
+    assert execution["error_code"] == "policy_violation"
+    assert "Importable modules: json, math, re" in execution["output"]["message"]
+
+
+@pytest.mark.timeout(30)
+def test_timeout_override() -> None:
+    result = codeact("exec", "-", "--json", "--timeout", "0.5", stdin="while True:\n    pass\n")
+    assert result.returncode == 0
+    assert json.loads(result.stdout)["error_code"] in ("timeout", "cpu_limit")
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (("exec", "does-not-exist.py"), "cannot read"),
+        (("exec", "examples/primes.py", "--policy", "nope"), "cannot read policy file"),
+        (("exec", "examples/primes.py", "--memory-mb", "1"), "memory_mb"),
+        (("exec",), "the following arguments are required"),
+        (("exec", "examples/primes.py", "--timeout", "soon"), "invalid float value"),
+    ],
+)
+def test_bad_usage_exits_2(args: tuple[str, ...], needle: str) -> None:
+    result = codeact(*args)
+    assert result.returncode == 2
+    assert needle in result.stderr
+    assert result.stdout == ""
+
+
+def test_sandbox_failure_exits_3(tmp_path: Path) -> None:
+    policy = tmp_path / "p.toml"
+    policy.write_text('extends = "default"\n[limits]\nmemory_mb = 64\n')
+    result = codeact("exec", "examples/primes.py", "--policy", str(policy))
+    assert result.returncode == 3
+    assert "the sandbox failed" in result.stderr
