@@ -95,13 +95,13 @@ def render(execution: Execution) -> str:
     lines = [f"status: {status}"]
     if output.type == "error":
         lines.append("error:")
-        lines.extend("  " + line for line in output.message.splitlines())  # type: ignore[union-attr]
+        lines.extend("  " + line for line in output.message.splitlines())
     elif output.type == "transfer_to_agent":
-        lines.append(f"transfer to agent: {output.agent_name}")  # type: ignore[union-attr]
+        lines.append(f"transfer to agent: {output.agent_name}")
     else:
-        value = json.dumps(output.value, ensure_ascii=False, indent=2)  # type: ignore[union-attr]
+        value = json.dumps(output.value, ensure_ascii=False, indent=2)
         lines.append(f"{output.type.replace('_', ' ')}: {value}")
-    if execution.stdout and not (output.type == "observation" and output.value == execution.stdout):  # type: ignore[union-attr]
+    if execution.stdout and not (output.type == "observation" and output.value == execution.stdout):
         lines.append("printed:")
         lines.extend("  " + line for line in execution.stdout.splitlines())
         if execution.stdout_truncated:

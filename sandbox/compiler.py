@@ -20,6 +20,7 @@ RestrictedPython only.
 from __future__ import annotations
 
 import ast
+from types import CodeType
 from dataclasses import dataclass
 
 from RestrictedPython.transformer import (
@@ -118,7 +119,7 @@ class SandboxTransformer(RestrictingNodeTransformer):
         self._in_class_body = False
 
     # -- names -------------------------------------------------------------------
-    def check_name(  # type: ignore[override]
+    def check_name(
         self, node: ast.AST, name: str | None, allow_magic_methods: bool = False
     ) -> None:
         if name is None:
@@ -151,7 +152,7 @@ class SandboxTransformer(RestrictingNodeTransformer):
             copy_locations(call, node)
             return call
         wrapped = ast.Call(_name(WRITE, node.value), [node.value], [])
-        copy_locations(wrapped, node.value)  # type: ignore[arg-type]
+        copy_locations(wrapped, node.value)
         node.value = wrapped
         return node
 
@@ -272,7 +273,7 @@ class SandboxTransformer(RestrictingNodeTransformer):
         return node
 
 
-def compile_script(source: str, filename: str) -> object:
+def compile_script(source: str, filename: str) -> CodeType | CompileFailure:
     """Compile ``source`` under the sandbox's rules.
 
     Returns a code object, or a :class:`CompileFailure` describing what the script must

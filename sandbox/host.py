@@ -290,7 +290,7 @@ class Session:
                     outcome = self._tools.invoke(
                         message.name,
                         message.args,
-                        message.kwargs,
+                        message.keywords,
                         timeout=limits.tool_timeout_s,
                         executor=self._executor(),
                         loop=self._loop or self._sandbox._async_loop(),

@@ -33,7 +33,7 @@ class Call(_Message):
     op: Literal["call"]
     name: str
     args: list[JsonValue] = Field(default_factory=list)
-    kwargs: dict[str, JsonValue] = Field(default_factory=dict)
+    keywords: dict[str, JsonValue] = Field(default_factory=dict)
 
 
 class Done(_Message):

@@ -144,7 +144,7 @@ def _make_proxy(name: str, members: dict[str, Any], doc: str | None) -> ModulePr
         namespace[key] = staticmethod(value) if isinstance(value, types.FunctionType) else value
     cls = type(name, (ModuleProxy,), namespace)
     cls.__qualname__ = name
-    return object.__new__(cls)  # type: ignore[no-any-return]
+    return object.__new__(cls)
 
 
 def _public_members(module: types.ModuleType, denied: Iterable[str]) -> dict[str, Any]:

@@ -162,7 +162,7 @@ class ScriptRuntime:
                     "op": "call",
                     "name": name,
                     "args": to_json(list(args)),
-                    "kwargs": to_json(kwargs),
+                    "keywords": to_json(kwargs),
                 }
             except NotJsonable as exc:
                 raise TypeError(f"{name}(): arguments must be JSON values: {exc}") from None

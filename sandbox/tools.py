@@ -42,7 +42,7 @@ class ToolOutcome:
 def _validated(fn: Callable[..., Any]) -> Callable[..., Any]:
     config = pydantic.ConfigDict(arbitrary_types_allowed=True)
     try:
-        return pydantic.validate_call(fn, config=config)  # type: ignore[no-any-return]
+        return pydantic.validate_call(config=config)(fn)
     except (pydantic.PydanticSchemaGenerationError, pydantic.PydanticUserError, TypeError):
         return fn
 

@@ -42,7 +42,8 @@ class FrameReader:
         """True when a whole frame is already buffered."""
         if len(self._buffer) < 4:
             return False
-        return len(self._buffer) >= 4 + _HEADER.unpack_from(self._buffer)[0]
+        size: int = _HEADER.unpack_from(self._buffer)[0]
+        return len(self._buffer) >= 4 + size
 
     def read_frame(self) -> bytes:
         """Block until one frame has arrived; return its payload."""

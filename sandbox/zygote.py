@@ -83,11 +83,11 @@ def main(ctrl_fd: int) -> None:
     _send(ctrl, {"op": "ready", "pid": os.getpid(), "vm_size": _vm_size()})
     try:
         while True:
-            readable, _, _ = select.select([ctrl, wake_r], [], [])
+            readable, _, _ = select.select([ctrl.fileno(), wake_r], [], [])
             if wake_r in readable:
                 _drain(wake_r)
                 _reap(ctrl, children)
-            if ctrl not in readable:
+            if ctrl.fileno() not in readable:
                 continue
             data, fds, _, _ = socket.recv_fds(ctrl, 65536, 1)
             if not data:

@@ -1,0 +1,44 @@
+"""Every code example in the README works."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from sandbox import SandboxPolicy
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text()
+
+
+def blocks(language: str) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", README, flags=re.S)
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("source", blocks("python"), ids=lambda s: s.splitlines()[0][:40])
+def test_python_examples_run(source: str) -> None:
+    result = subprocess.run([sys.executable, "-c", source], cwd=ROOT, capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.parametrize("text", blocks("toml"))
+def test_policy_examples_load(tmp_path: Path, text: str) -> None:
+    tomllib.loads(text)
+    path = tmp_path / "policy.toml"
+    path.write_text(text)
+    assert SandboxPolicy.from_file(path).limits.wall_s > 0
+
+
+def test_readme_starts_with_install_and_test_commands() -> None:
+    first, second = blocks("sh")[:2]
+    assert "pip install" in first and "codeact" in first
+    assert "pytest" in second
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert second.strip().replace(".venv/bin/", "") in ci.replace('"$VENV"/bin/', "")
