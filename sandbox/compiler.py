@@ -20,8 +20,8 @@ RestrictedPython only.
 from __future__ import annotations
 
 import ast
-from types import CodeType
 from dataclasses import dataclass
+from types import CodeType
 
 from RestrictedPython.transformer import (
     ALLOWED_FUNC_NAMES,
