@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
+from typing import Any
 from types import CodeType
 
 from RestrictedPython.transformer import (
@@ -104,6 +105,44 @@ class CompileFailure:
     message: str
 
 
+#: RestrictedPython visitors that only visit their node's children (checked by a test):
+#: dispatched straight to the fast child walk.
+PASS_THROUGH = frozenset(
+    "Interactive List Tuple Set Dict Expression Expr UnaryOp BinOp BoolOp Compare keyword "
+    "IfExp Raise Assert Delete If While Break Continue Try arguments arg Return Yield "
+    "YieldFrom Global".split()
+)
+# Fields that never hold AST nodes we need to visit (operator and context singletons,
+# identifiers, flags).
+_NOT_CHILDREN = frozenset(
+    {
+        "ctx",
+        "op",
+        "id",
+        "attr",
+        "name",
+        "arg",
+        "module",
+        "level",
+        "kind",
+        "type_comment",
+        "conversion",
+        "is_async",
+        "names",
+        "ops",
+    }
+)
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {ast.Constant: ()}
+
+
+def _child_fields(cls: type) -> tuple[str, ...]:
+    fields = _CHILD_FIELDS.get(cls)
+    if fields is None:
+        fields = tuple(f for f in getattr(cls, "_fields", ()) if f not in _NOT_CHILDREN)
+        _CHILD_FIELDS[cls] = fields
+    return fields
+
+
 def _name(ident: str, node: ast.AST) -> ast.Name:
     new = ast.Name(ident, ast.Load())
     copy_locations(new, node)  # type: ignore[arg-type]
@@ -117,6 +156,56 @@ class SandboxTransformer(RestrictingNodeTransformer):
         super().__init__()
         # True while visiting the statements directly inside a class body.
         self._in_class_body = False
+        self._methods: dict[type, Any] = {}
+
+    # -- a faster walk -----------------------------------------------------------------
+    # ast.NodeTransformer looks each visitor up by name and rebuilds every list; a script
+    # has thousands of nodes, so both are done once per node type and only on change.
+    def visit(self, node: ast.AST) -> Any:
+        method = self._methods.get(type(node))
+        if method is None:
+            name = type(node).__name__
+            if name in PASS_THROUGH or type(node) is ast.Constant:
+                method = self.node_contents_visit
+            else:
+                method = getattr(self, "visit_" + name, self.generic_visit)
+            self._methods[type(node)] = method
+        return method(node)
+
+    def node_contents_visit(self, node: Any) -> Any:
+        visit = self.visit
+        for field in _child_fields(type(node)):
+            value = getattr(node, field, None)
+            if value is None:
+                continue
+            if type(value) is list:
+                for index, item in enumerate(value):
+                    if not isinstance(item, ast.AST):
+                        continue
+                    new = visit(item)
+                    if new is not item:
+                        value[:] = self._rebuilt(value, index, new)
+                        break
+            elif isinstance(value, ast.AST):
+                new = visit(value)
+                if new is not value:
+                    setattr(node, field, new)
+        return node
+
+    def _rebuilt(self, items: list[Any], index: int, first: Any) -> list[Any]:
+        # Slow path once a visitor replaced, removed or expanded an item.
+        result = items[:index]
+        pending = [first]
+        for item in items[index + 1 :]:
+            pending.append(self.visit(item) if isinstance(item, ast.AST) else item)
+        for new in pending:
+            if new is None:
+                continue
+            if isinstance(new, list):
+                result.extend(new)
+            else:
+                result.append(new)
+        return result
 
     # -- names -------------------------------------------------------------------
     def check_name(
