@@ -20,9 +20,10 @@ RestrictedPython only.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 from types import CodeType
+from typing import Any, TypeVar
 
 from RestrictedPython.transformer import (
     ALLOWED_FUNC_NAMES,
@@ -133,6 +134,7 @@ _NOT_CHILDREN = frozenset(
     }
 )
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {ast.Constant: ()}
+_N = TypeVar("_N", bound=ast.AST)
 
 
 def _child_fields(cls: type) -> tuple[str, ...]:
@@ -156,13 +158,13 @@ class SandboxTransformer(RestrictingNodeTransformer):
         super().__init__()
         # True while visiting the statements directly inside a class body.
         self._in_class_body = False
-        self._methods: dict[type, Any] = {}
+        self._methods: dict[type, Callable[[Any], Any]] = {}
 
     # -- a faster walk -----------------------------------------------------------------
     # ast.NodeTransformer looks each visitor up by name and rebuilds every list; a script
     # has thousands of nodes, so both are done once per node type and only on change.
     def visit(self, node: ast.AST) -> Any:
-        method = self._methods.get(type(node))
+        method: Callable[[Any], Any] | None = self._methods.get(type(node))
         if method is None:
             name = type(node).__name__
             if name in PASS_THROUGH or type(node) is ast.Constant:
@@ -172,7 +174,7 @@ class SandboxTransformer(RestrictingNodeTransformer):
             self._methods[type(node)] = method
         return method(node)
 
-    def node_contents_visit(self, node: Any) -> Any:
+    def node_contents_visit(self, node: _N) -> _N:
         visit = self.visit
         for field in _child_fields(type(node)):
             value = getattr(node, field, None)
