@@ -164,15 +164,20 @@ class SandboxTransformer(RestrictingNodeTransformer):
     # ast.NodeTransformer looks each visitor up by name and rebuilds every list; a script
     # has thousands of nodes, so both are done once per node type and only on change.
     def visit(self, node: ast.AST) -> Any:
-        method: Callable[[Any], Any] | None = self._methods.get(type(node))
+        method = self._methods.get(type(node))
         if method is None:
-            name = type(node).__name__
-            if name in PASS_THROUGH or type(node) is ast.Constant:
-                method = self.node_contents_visit
-            else:
-                method = getattr(self, "visit_" + name, self.generic_visit)
-            self._methods[type(node)] = method
+            method = self._resolve(type(node))
         return method(node)
+
+    def _resolve(self, cls: type) -> Callable[[Any], Any]:
+        name = cls.__name__
+        method: Callable[[Any], Any]
+        if name in PASS_THROUGH or cls is ast.Constant:
+            method = self.node_contents_visit
+        else:
+            method = getattr(self, "visit_" + name, self.generic_visit)
+        self._methods[cls] = method
+        return method
 
     def node_contents_visit(self, node: _N) -> _N:
         visit = self.visit
