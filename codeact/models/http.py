@@ -1,0 +1,285 @@
+"""Shared HTTP machinery of the provider clients: requests, retries, SSE streams.
+
+Provider modules supply the wire format (request body, response parser, stream
+parser); this module owns the transport concerns: the network block switch, error
+classification, retry with backoff, and the rule that a stream is retried only while
+nothing has been yielded to the caller.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from abc import abstractmethod
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
+from contextlib import aclosing
+from typing import Any, Protocol
+
+import httpx
+
+from codeact.messages import Ai, Message
+from codeact.models.base import CallOptions, Done, Model, StreamEvent, ToolLike
+from codeact.models.errors import ErrorCode, ModelError, classify_error
+from codeact.models.guard import check_network_allowed
+from codeact.models.retry import RetryPolicy, retry_call
+from codeact.models.sse import SseEvent, aiter_sse
+
+__all__ = ["DEFAULT_TIMEOUT", "HttpModel", "StreamParser"]
+
+DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=120.0, write=30.0, pool=10.0)
+"""Timeouts of clients the models create themselves; ``read`` bounds the gap between
+two stream chunks, so it must allow for a slow first token."""
+
+_RESERVED_BODY_KEYS = frozenset({"model", "messages", "stream"})
+
+
+class StreamParser(Protocol):
+    """Turns one provider's SSE events into stream events and a final reply."""
+
+    @property
+    def finished(self) -> bool:
+        """Whether the provider's end-of-stream event has been seen."""
+        ...
+
+    def feed(self, event: SseEvent) -> list[StreamEvent]:
+        """Consume one SSE event (raising `ModelError` for in-stream errors)."""
+        ...
+
+    def result(self) -> Ai:
+        """The reply assembled so far (complete once `finished`)."""
+        ...
+
+
+def _partial(parser: StreamParser) -> Ai | None:
+    """What a broken stream delivered, if it can be assembled at all."""
+    try:
+        return parser.result()
+    except ModelError:
+        return None
+
+
+class HttpModel(Model):
+    """Base of the clients that speak a provider's HTTP API.
+
+    `client` may be supplied (tests pass one with ``httpx.MockTransport``); it then
+    stays owned by the caller. Otherwise the model creates one and closes it in
+    `aclose`.
+    """
+
+    provider: str = "http"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str,
+        api_key: str | None,
+        client: httpx.AsyncClient | None = None,
+        retry: RetryPolicy | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+    ) -> None:
+        if not model or not model.strip():
+            raise ValueError(f"{self.provider}: model name must not be empty")
+        if not base_url.startswith(("http://", "https://")):
+            raise ValueError(f"{self.provider}: base URL must be http(s), got {base_url!r}")
+        reserved = _RESERVED_BODY_KEYS & set(extra_body or {})
+        if reserved:
+            raise ValueError(f"extra_body may not set {sorted(reserved)}")
+        self.model = model
+        self.base_url = base_url.rstrip("/")
+        self.api_key = api_key
+        self.retry = retry or RetryPolicy()
+        self.extra_body: dict[str, Any] = dict(extra_body or {})
+        self._headers = dict(headers or {})
+        if timeout is not None and not isinstance(timeout, httpx.Timeout):
+            timeout = httpx.Timeout(timeout)
+        self._owns_client = client is None
+        # A caller's client keeps its own defaults unless a timeout was asked for.
+        self._timeout: httpx.Timeout | None = None if client is None else timeout
+        if client is None:
+            client = httpx.AsyncClient(timeout=DEFAULT_TIMEOUT if timeout is None else timeout)
+        self._client = client
+
+    # --- provider hooks ----------------------------------------------------------------
+
+    @abstractmethod
+    def _url(self) -> str:
+        """The endpoint to POST to."""
+
+    @abstractmethod
+    def _auth_headers(self) -> dict[str, str]:
+        """Authentication and version headers."""
+
+    @abstractmethod
+    def _build_body(
+        self, messages: Sequence[Message], options: CallOptions, *, stream: bool
+    ) -> dict[str, Any]:
+        """The JSON request body."""
+
+    @abstractmethod
+    def _parse_response(self, data: Any) -> Ai:
+        """Parse a non-streaming response body."""
+
+    @abstractmethod
+    def _stream_parser(self) -> StreamParser:
+        """A fresh parser for one streaming attempt."""
+
+    # --- Model API ---------------------------------------------------------------------
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        stop: str | Sequence[str] | None = None,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        tools: Sequence[ToolLike] | None = None,
+    ) -> Ai:
+        options = CallOptions.build(stop, max_tokens, temperature, tools)
+        body = self._merge_extra(self._build_body(messages, options, stream=False))
+        check_network_allowed(self.name)
+        return await retry_call(self.retry, lambda: self._post_once(body))
+
+    async def stream(
+        self,
+        messages: Sequence[Message],
+        *,
+        stop: str | Sequence[str] | None = None,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        tools: Sequence[ToolLike] | None = None,
+    ) -> AsyncIterator[StreamEvent]:
+        options = CallOptions.build(stop, max_tokens, temperature, tools)
+        body = self._merge_extra(self._build_body(messages, options, stream=True))
+        check_network_allowed(self.name)
+        attempt, waited = 1, 0.0
+        while True:
+            parser = self._stream_parser()
+            yielded = False
+            try:
+                async with aclosing(self._stream_once(body, parser)) as events:
+                    async for event in events:
+                        yielded = True
+                        yield event
+                yield Done(message=parser.result())
+                return
+            except ModelError as error:
+                if yielded:
+                    # The caller already consumed part of this reply; a retry would
+                    # repeat it, so the failure is final.
+                    if error.partial is None:
+                        error.partial = _partial(parser)
+                    raise
+                delay = self.retry.next_delay(error, attempt, waited)
+                if delay is None:
+                    raise
+                await asyncio.sleep(delay)
+                waited += delay
+                attempt += 1
+
+    async def aclose(self) -> None:
+        if self._owns_client:
+            await self._client.aclose()
+
+    # --- transport ---------------------------------------------------------------------
+
+    def _merge_extra(self, body: dict[str, Any]) -> dict[str, Any]:
+        return {**body, **self.extra_body}
+
+    def _request_headers(self) -> dict[str, str]:
+        return {
+            "content-type": "application/json",
+            "user-agent": "codeact",
+            **self._auth_headers(),
+            **self._headers,
+        }
+
+    def _timeout_kwargs(self) -> dict[str, Any]:
+        return {} if self._timeout is None else {"timeout": self._timeout}
+
+    async def _post_once(self, body: dict[str, Any]) -> Ai:
+        try:
+            response = await self._client.post(
+                self._url(), json=body, headers=self._request_headers(), **self._timeout_kwargs()
+            )
+        except httpx.TimeoutException as exc:
+            raise self._transport_error(ErrorCode.TIMEOUT, exc) from exc
+        except httpx.TransportError as exc:
+            raise self._transport_error(ErrorCode.CONNECTION_ERROR, exc) from exc
+        if response.status_code >= 400:
+            raise self._http_error(response)
+        try:
+            data = response.json()
+        except ValueError as exc:
+            raise self._malformed(f"response body is not JSON: {response.text[:200]!r}") from exc
+        return self._parse_response(data)
+
+    async def _stream_once(
+        self, body: dict[str, Any], parser: StreamParser
+    ) -> AsyncGenerator[StreamEvent, None]:
+        started = False
+        try:
+            async with self._client.stream(
+                "POST",
+                self._url(),
+                json=body,
+                headers=self._request_headers(),
+                **self._timeout_kwargs(),
+            ) as response:
+                if response.status_code >= 400:
+                    await response.aread()
+                    raise self._http_error(response)
+                ctype = response.headers.get("content-type", "")
+                if "json" in ctype and "event-stream" not in ctype:
+                    # Some servers answer a stream request with a plain JSON error.
+                    await response.aread()
+                    raise self._json_instead_of_stream(response)
+                async for sse in aiter_sse(response.aiter_lines()):
+                    started = True
+                    for event in parser.feed(sse):
+                        yield event
+                    if parser.finished:
+                        return
+        except httpx.TimeoutException as exc:
+            code = ErrorCode.STREAM_INTERRUPTED if started else ErrorCode.TIMEOUT
+            raise self._transport_error(code, exc) from exc
+        except httpx.TransportError as exc:
+            code = ErrorCode.STREAM_INTERRUPTED if started else ErrorCode.CONNECTION_ERROR
+            raise self._transport_error(code, exc) from exc
+        raise ModelError(
+            ErrorCode.STREAM_INTERRUPTED,
+            f"{self.name}: stream ended before its end-of-stream event",
+            provider=self.provider,
+            partial=_partial(parser),
+        )
+
+    # --- errors ------------------------------------------------------------------------
+
+    def _transport_error(self, code: ErrorCode, exc: Exception) -> ModelError:
+        detail = str(exc) or type(exc).__name__
+        return ModelError(code, f"{self.name}: {detail}", provider=self.provider)
+
+    def _malformed(self, detail: str) -> ModelError:
+        return ModelError(
+            ErrorCode.MALFORMED_RESPONSE, f"{self.name}: {detail}", provider=self.provider
+        )
+
+    def _http_error(self, response: httpx.Response) -> ModelError:
+        try:
+            body: Any = response.json()
+        except ValueError:
+            body = response.text
+        return classify_error(
+            response.status_code, body, headers=response.headers, provider=self.provider
+        )
+
+    def _json_instead_of_stream(self, response: httpx.Response) -> ModelError:
+        try:
+            body = response.json()
+        except ValueError:
+            return self._malformed("stream response is not an event stream")
+        if isinstance(body, Mapping) and "error" in body:
+            return classify_error(None, body, headers=response.headers, provider=self.provider)
+        return self._malformed(f"expected an event stream, got JSON: {json.dumps(body)[:200]}")
