@@ -8,12 +8,14 @@ task kills the worker, so the thread returns at once and nothing keeps running.
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Callable, Mapping
 from typing import Any, Self
 
 from .execution import Execution
 from .host import Sandbox, Session
 from .policy import SandboxPolicy
+from .tools import ToolGate
 
 
 class AsyncSandbox:
@@ -47,24 +49,45 @@ class AsyncSandbox:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
-    def session(self, tools: Mapping[str, Callable[..., Any]] | None = None) -> AsyncSession:
-        """A new session; use it with ``async with``."""
-        return AsyncSession(self.sync, tools)
+    def session(
+        self,
+        tools: Mapping[str, Callable[..., Any]] | None = None,
+        *,
+        gate: ToolGate | None = None,
+        tool_timeouts: Mapping[str, float | None] | None = None,
+    ) -> AsyncSession:
+        """A new session; use it with ``async with``. See :meth:`Sandbox.session`."""
+        return AsyncSession(self.sync, tools, gate, tool_timeouts)
 
 
 class AsyncSession:
     """Async counterpart of :class:`Session`."""
 
-    def __init__(self, sandbox: Sandbox, tools: Mapping[str, Callable[..., Any]] | None) -> None:
+    def __init__(
+        self,
+        sandbox: Sandbox,
+        tools: Mapping[str, Callable[..., Any]] | None,
+        gate: ToolGate | None = None,
+        tool_timeouts: Mapping[str, float | None] | None = None,
+    ) -> None:
         self._sandbox = sandbox
         self._tools = tools
+        self._gate = gate
+        self._tool_timeouts = tool_timeouts
         self._session: Session | None = None
 
     async def start(self) -> Self:
         """Take a worker for this session."""
         if self._session is None:
             loop = asyncio.get_running_loop()
-            self._session = await asyncio.to_thread(self._sandbox.session, self._tools, loop=loop)
+            open_session = functools.partial(
+                self._sandbox.session,
+                self._tools,
+                gate=self._gate,
+                tool_timeouts=self._tool_timeouts,
+                loop=loop,
+            )
+            self._session = await asyncio.to_thread(open_session)
         return self
 
     async def __aenter__(self) -> Self:

@@ -26,7 +26,7 @@ from .messages import parse_worker_message
 from .output import Error, ScriptOutput
 from .policy import SandboxPolicy
 from .process import SandboxError, WorkerHandle, WorkerPool, Zygote
-from .tools import ToolSet
+from .tools import ToolGate, ToolSet
 from .wire import ChannelClosed, FrameTooLarge, encode
 
 #: How often a waiting run checks the worker's CPU time.
@@ -120,11 +120,20 @@ class Sandbox:
         self,
         tools: Mapping[str, Callable[..., Any]] | None = None,
         *,
+        gate: ToolGate | None = None,
+        tool_timeouts: Mapping[str, float | None] | None = None,
         loop: asyncio.AbstractEventLoop | None = None,
     ) -> Session:
-        """A new session in a fresh worker, with ``tools`` callable from its scripts."""
+        """A new session in a fresh worker, with ``tools`` callable from its scripts.
+
+        ``gate`` is awaited before every tool call (None = proceed, a string = refuse
+        with that reason); ``tool_timeouts`` overrides the policy's per-call timeout for
+        some tools (None = no timeout). Async tools and the gate run on ``loop``, or on
+        a loop the sandbox keeps in a background thread.
+        """
         self.start()
-        session = Session(self, ToolSet(tools), loop)
+        toolset = ToolSet(tools, gate=gate, timeouts=tool_timeouts)
+        session = Session(self, toolset, loop)
         with self._lock:
             self._sessions.add(session)
         return session
@@ -298,8 +307,8 @@ class Session:
                     )
                     records.append(outcome.record)
                     # Time spent in host tools does not count against the script.
-                    tool_time += outcome.record.duration_s
-                    deadline += outcome.record.duration_s
+                    tool_time += outcome.elapsed_s
+                    deadline += outcome.elapsed_s
                     worker.sock.sendall(encode(outcome.reply))
                 elif message.op == "crash":
                     raise ValueError(f"worker error: {message.message}")

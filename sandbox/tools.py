@@ -14,7 +14,7 @@ import concurrent.futures
 import inspect
 import keyword
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,10 +33,16 @@ class ToolDefinitionError(ValueError):
 
 @dataclass(frozen=True)
 class ToolOutcome:
-    """The host's answer to one call, plus its record."""
+    """The host's answer to one call, plus its record and the host time it took."""
 
     reply: dict[str, Any]
     record: ToolCallRecord
+    elapsed_s: float
+
+
+#: Asked before each call (name, bound arguments); returns None to proceed or the reason
+#: for refusing. Awaited without any timeout: a person may be deciding.
+ToolGate = Callable[[str, dict[str, Any]], Coroutine[Any, Any, str | None]]
 
 
 def _validated(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -59,7 +65,15 @@ def _describe_validation(name: str, exc: pydantic.ValidationError) -> str:
 class ToolSet:
     """The tools of one session, validated once when the session starts."""
 
-    def __init__(self, tools: Mapping[str, Callable[..., Any]] | None) -> None:
+    def __init__(
+        self,
+        tools: Mapping[str, Callable[..., Any]] | None,
+        *,
+        gate: ToolGate | None = None,
+        timeouts: Mapping[str, float | None] | None = None,
+    ) -> None:
+        self._gate = gate
+        self._timeouts = dict(timeouts or {})
         self._tools: dict[str, Callable[..., Any]] = {}
         self._signatures: dict[str, inspect.Signature | None] = {}
         self._is_async: dict[str, bool] = {}
@@ -110,13 +124,23 @@ class ToolSet:
         max_result_bytes: int,
     ) -> ToolOutcome:
         """Run one call; never raises for anything the tool or the script did."""
-        started = time.perf_counter()
+        entered = started = time.perf_counter()
         arguments = self._arguments(name, args, kwargs)
         fn = self._tools.get(name)
         result: Any = None
+        timeout_s = self._timeouts.get(name, timeout)
         try:
             if fn is None:
                 raise NameError(f"no tool named {name!r}")
+            if self._gate is not None:
+                if loop is None:
+                    raise RuntimeError("a tool gate needs an event loop")
+                refusal = asyncio.run_coroutine_threadsafe(
+                    self._gate(name, arguments), loop
+                ).result()
+                started = time.perf_counter()
+                if refusal is not None:
+                    raise PermissionError(f"{name}() was not approved: {refusal}")
             if self._is_async[name]:
                 if loop is None:
                     raise RuntimeError("async tools need an event loop")
@@ -124,10 +148,10 @@ class ToolSet:
             else:
                 future = executor.submit(fn, *args, **kwargs)
             try:
-                value = future.result(timeout)
+                value = future.result(timeout_s)
             except concurrent.futures.TimeoutError:
                 future.cancel()
-                raise TimeoutError(f"{name}() did not finish within {timeout:g} s") from None
+                raise TimeoutError(f"{name}() did not finish within {timeout_s:g} s") from None
             try:
                 result = pydantic_core.to_jsonable_python(value)
             except pydantic_core.PydanticSerializationError:
@@ -141,10 +165,10 @@ class ToolSet:
                 )
         except pydantic.ValidationError as exc:
             return self._failure(
-                name, arguments, started, "TypeError", _describe_validation(name, exc)
+                name, arguments, started, entered, "TypeError", _describe_validation(name, exc)
             )
         except Exception as exc:
-            return self._failure(name, arguments, started, type(exc).__name__, str(exc))
+            return self._failure(name, arguments, started, entered, type(exc).__name__, str(exc))
         record = ToolCallRecord(
             name=name,
             arguments=arguments,
@@ -152,11 +176,17 @@ class ToolSet:
             duration_s=time.perf_counter() - started,
             result=result,
         )
-        return ToolOutcome({"op": "result", "ok": True, "value": result}, record)
+        reply = {"op": "result", "ok": True, "value": result}
+        return ToolOutcome(reply, record, time.perf_counter() - entered)
 
     @staticmethod
     def _failure(
-        name: str, arguments: dict[str, Any], started: float, kind: str, message: str
+        name: str,
+        arguments: dict[str, Any],
+        started: float,
+        entered: float,
+        kind: str,
+        message: str,
     ) -> ToolOutcome:
         message = message[:4000]
         record = ToolCallRecord(
@@ -167,4 +197,4 @@ class ToolSet:
             error=f"{kind}: {message}",
         )
         reply = {"op": "result", "ok": False, "error_type": kind, "message": message}
-        return ToolOutcome(reply, record)
+        return ToolOutcome(reply, record, time.perf_counter() - entered)

@@ -171,3 +171,27 @@ def test_tools_shadow_builtins(sb: Sandbox) -> None:
     with sb.session(tools={"max": lambda *args: "tool max"}) as s:
         ex = s.run("final_result(max(1, 2))")
     assert ex.output == FinalResult(value="tool max")
+
+
+def test_gate_decides_each_call_and_its_wait_is_not_timed(sb: Sandbox) -> None:
+    seen: list[tuple[str, dict[str, object]]] = []
+
+    async def gate(name: str, arguments: dict[str, object]) -> str | None:
+        seen.append((name, arguments))
+        await asyncio.sleep(0.7)  # longer than the 0.5 s tool timeout
+        return "too expensive" if arguments.get("item") == "cloak" else None
+
+    with sb.session(tools=TOOLS, gate=gate) as s:
+        ex = s.run("a = lookup_price('wand')\ntry:\n    lookup_price('cloak')\n"
+                   "except PermissionError as e:\n    final_result([a, str(e)])")
+    assert ex.output == FinalResult(
+        value=[10.0, "lookup_price() was not approved: too expensive"]
+    )
+    assert seen == [("lookup_price", {"item": "wand"}), ("lookup_price", {"item": "cloak"})]
+    assert [r.ok for r in ex.tool_calls] == [True, False]
+
+
+def test_per_tool_timeout_override(sb: Sandbox) -> None:
+    with sb.session(tools=TOOLS, tool_timeouts={"sleeps": None}) as s:
+        ex = s.run("final_result(sleeps(0.8))")
+    assert ex.output == FinalResult(value="slept")
