@@ -1,10 +1,58 @@
 """codeact: agents that act by writing Python.
 
-The message and usage models are re-exported here; model clients live in
-`codeact.models`.
+``Agent`` runs a model whose replies are Python scripts, executed in the ``sandbox``
+package's confined workers. Model clients live in ``codeact.models``.
 """
 
+from codeact.agent import Agent, AgentRunFailed, Tool, tool
+from codeact.approval import Checkpoint
+from codeact.events import (
+    AgentEvent,
+    Completed,
+    Decision,
+    Failed,
+    FailureCode,
+    InteractionRequired,
+    ModelReplied,
+    PreparedAction,
+    ScriptExecuted,
+    Started,
+    SubmitInteraction,
+    Transferred,
+)
+from codeact.feedback import FeedbackConfig
+from codeact.history import keep_recent_observations
 from codeact.messages import Message
+from codeact.output import AgentOutput, RunFailure, ToolCallLog
+from codeact.stream import AgentStream
+from codeact.summary import UsageSummary
 from codeact.usage import LlmUsage
 
-__all__ = ["LlmUsage", "Message"]
+__all__ = [
+    "Agent",
+    "AgentEvent",
+    "AgentOutput",
+    "AgentRunFailed",
+    "AgentStream",
+    "Checkpoint",
+    "Completed",
+    "Decision",
+    "Failed",
+    "FailureCode",
+    "FeedbackConfig",
+    "InteractionRequired",
+    "LlmUsage",
+    "Message",
+    "ModelReplied",
+    "PreparedAction",
+    "RunFailure",
+    "ScriptExecuted",
+    "Started",
+    "SubmitInteraction",
+    "Tool",
+    "ToolCallLog",
+    "Transferred",
+    "UsageSummary",
+    "keep_recent_observations",
+    "tool",
+]

@@ -41,7 +41,25 @@ _EXPORTS = {
     "ToolDefinitionError": "tools",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "AsyncSandbox",
+    "AsyncSession",
+    "Error",
+    "ErrorCode",
+    "Execution",
+    "FinalResult",
+    "Limits",
+    "Observation",
+    "PolicyError",
+    "Sandbox",
+    "SandboxError",
+    "SandboxPolicy",
+    "ScriptOutput",
+    "Session",
+    "ToolCallRecord",
+    "ToolDefinitionError",
+    "TransferToAgent",
+]
 
 
 def __getattr__(name: str) -> Any:

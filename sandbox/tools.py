@@ -168,7 +168,9 @@ class ToolSet:
                 name, arguments, started, entered, "TypeError", _describe_validation(name, exc)
             )
         except Exception as exc:
-            return self._failure(name, arguments, started, entered, type(exc).__name__, str(exc))
+            # KeyError's str() quotes its key; the worker re-raises it, quoting once more.
+            text = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
+            return self._failure(name, arguments, started, entered, type(exc).__name__, text)
         record = ToolCallRecord(
             name=name,
             arguments=arguments,

@@ -1,0 +1,203 @@
+"""Agent: a model, instructions, tools and a sandbox policy — and the ways to run it.
+
+``await agent.run(task)`` and ``agent.run_sync(task)`` return an :class:`AgentOutput`
+(or raise :class:`AgentRunFailed`); ``agent.stream(task)`` yields every
+:class:`AgentEvent` and takes approvals through :meth:`AgentStream.submit`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import keyword
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel
+
+from codeact.extract import BlockChoice
+from codeact.feedback import FeedbackConfig
+from codeact.messages import Message
+from codeact.models.base import Model
+from codeact.prompting import load_templates
+from codeact.schema import OutputSchema
+from sandbox import SandboxPolicy
+
+if TYPE_CHECKING:
+    from codeact.approval import Checkpoint
+    from codeact.events import InteractionRequired, SubmitInteraction
+    from codeact.output import AgentOutput
+    from codeact.stream import AgentStream
+
+Approval = Literal["never", "scripts", "tools"]
+Approver = Callable[["InteractionRequired"], "SubmitInteraction | Awaitable[SubmitInteraction]"]
+HistoryProcessor = Callable[[list[Message]], list[Message]]
+_RESERVED = {"final_result", "observation", "error", "transfer_to_agent", "print"}
+
+
+@dataclass(frozen=True)
+class Tool:
+    """A host function offered to the agent's scripts, with per-tool options."""
+
+    fn: Callable[..., Any]
+    name: str = ""
+    requires_approval: bool = False
+    timeout_s: float | None = None
+    description: str | None = None
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            object.__setattr__(self, "name", getattr(self.fn, "__name__", ""))
+
+
+def tool(
+    fn: Callable[..., Any],
+    *,
+    name: str | None = None,
+    requires_approval: bool = False,
+    timeout_s: float | None = None,
+    description: str | None = None,
+) -> Tool:
+    """Wrap ``fn`` with options: another name, approval before each call, a timeout."""
+    return Tool(fn, name or "", requires_approval, timeout_s, description)
+
+
+def _check_identifier(kind: str, name: str) -> None:
+    if not name.isidentifier() or keyword.iskeyword(name) or name.startswith("_"):
+        raise ValueError(f"{kind} name {name!r} must be a Python identifier without a leading _")
+    if name in _RESERVED:
+        raise ValueError(f"{kind} name {name!r} is reserved")
+
+
+class AgentRunFailed(RuntimeError):
+    """A run ended without a final result; ``output`` holds what it did."""
+
+    def __init__(self, output: AgentOutput) -> None:
+        assert output.failure is not None
+        super().__init__(f"{output.failure.code}: {output.failure.message}")
+        self.code = output.failure.code
+        self.output = output
+
+
+class Agent:
+    """An agent that acts by writing Python. See the module docstring for running it."""
+
+    def __init__(
+        self,
+        name: str,
+        model: Model,
+        instructions: str = "",
+        tools: Sequence[Callable[..., Any] | Tool] | Mapping[str, Callable[..., Any]] = (),
+        *,
+        max_steps: int = 10,
+        policy: SandboxPolicy | str | None = None,
+        description: str | None = None,
+        sub_agents: Sequence[Agent] = (),
+        transfer_targets: Sequence[Agent] = (),
+        approval: Approval = "never",
+        output_schema: type[BaseModel] | Mapping[str, Any] | None = None,
+        max_output_retries: int = 2,
+        max_transfers: int = 6,
+        code_blocks: BlockChoice = "join",
+        feedback: FeedbackConfig | None = None,
+        prompts: Mapping[str, str] | None = None,
+        prompts_dir: str | Path | None = None,
+        history_processor: HistoryProcessor | None = None,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        stop: Sequence[str] | None = None,
+    ) -> None:
+        _check_identifier("agent", name)
+        if max_steps < 1:
+            raise ValueError("max_steps must be at least 1")
+        if approval not in ("never", "scripts", "tools"):
+            raise ValueError(f"approval must be 'never', 'scripts' or 'tools', not {approval!r}")
+        if code_blocks not in ("join", "first", "last"):
+            raise ValueError(f"code_blocks must be 'join', 'first' or 'last', not {code_blocks!r}")
+        self.name = name
+        self.model = model
+        self.instructions = instructions
+        self.description = description or (instructions.strip().splitlines() or [name])[0]
+        self.max_steps = max_steps
+        self.policy = (
+            SandboxPolicy.load(policy)
+            if isinstance(policy, str)
+            else (policy or SandboxPolicy.preset("default"))
+        )
+        self.approval: Approval = approval
+        OutputSchema.validate_definition(output_schema)
+        self.output_schema = output_schema
+        self.max_output_retries = max_output_retries
+        self.max_transfers = max_transfers
+        self.code_blocks: BlockChoice = code_blocks
+        self.feedback = feedback or FeedbackConfig()
+        self.templates = load_templates(prompts, prompts_dir)
+        self.history_processor = history_processor
+        self.temperature, self.max_tokens = temperature, max_tokens
+        self.stop = list(stop) if stop else None
+        self.tools = self._collect_tools(tools)
+        self.sub_agents = list(sub_agents)
+        self.transfer_targets = list(transfer_targets)
+        for agent in self.sub_agents:
+            if agent.name in self.tools:
+                raise ValueError(f"sub-agent {agent.name!r} has the same name as a tool")
+        names = [a.name for a in self.sub_agents]
+        if len(set(names)) != len(names):
+            raise ValueError("sub-agent names must be unique")
+
+    @staticmethod
+    def _collect_tools(
+        tools: Sequence[Callable[..., Any] | Tool] | Mapping[str, Callable[..., Any]],
+    ) -> dict[str, Tool]:
+        items: Iterable[Tool]
+        if isinstance(tools, Mapping):
+            items = [
+                t if isinstance(t, Tool) and t.name == n else Tool(t, n) for n, t in tools.items()
+            ]
+        else:
+            items = [t if isinstance(t, Tool) else Tool(t) for t in tools]
+        collected: dict[str, Tool] = {}
+        for item in items:
+            if not callable(item.fn):
+                raise TypeError(f"tool {item.name!r} is not callable")
+            _check_identifier("tool", item.name)
+            if item.name in collected:
+                raise ValueError(f"two tools are named {item.name!r}")
+            collected[item.name] = item
+        return collected
+
+    # -- the graph of agents ---------------------------------------------------------
+    def handoff_names(self) -> dict[str, Agent]:
+        """Agents this one may transfer to: its sub-agents and transfer targets."""
+        return {a.name: a for a in [*self.sub_agents, *self.transfer_targets]}
+
+    # -- running -----------------------------------------------------------------------
+    def stream(self, task: str, *, history: Sequence[Message] = ()) -> AgentStream:
+        """Start a run and return its event stream (``async for event in ...``)."""
+        from codeact.stream import AgentStream
+
+        if not isinstance(task, str) or not task.strip():
+            raise ValueError("the task must be a non-empty string")
+        return AgentStream.start(self, task=task, history=list(history))
+
+    def resume(self, checkpoint: Checkpoint, submission: SubmitInteraction) -> AgentStream:
+        """Continue a run exported with :meth:`AgentStream.checkpoint` (maybe elsewhere)."""
+        from codeact.stream import AgentStream
+
+        return AgentStream.resume(self, checkpoint, submission)
+
+    async def run(
+        self, task: str, *, history: Sequence[Message] = (), approver: Approver | None = None
+    ) -> AgentOutput:
+        """Run to the end; ``approver`` answers approval requests."""
+        return await self.stream(task, history=history).result(approver)
+
+    def run_sync(
+        self, task: str, *, history: Sequence[Message] = (), approver: Approver | None = None
+    ) -> AgentOutput:
+        """:meth:`run` for code without an event loop."""
+        return asyncio.run(self.run(task, history=history, approver=approver))
+
+    def __repr__(self) -> str:
+        return f"Agent({self.name!r}, model={self.model.name!r}, tools={list(self.tools)})"

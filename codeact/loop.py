@@ -1,0 +1,342 @@
+"""The run loop: prompt → model reply → extract code → run in the sandbox → feedback.
+
+:class:`RunContext` is shared by a top-level run and the sub-agent runs it starts
+(events, usage, tool calls, sandboxes, approvals). :class:`AgentLoop` drives one
+conversation: it owns a sandbox session for the agent in charge, swaps agent (and
+session) on a transfer, and returns the final result or raises :class:`RunEnded`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import JsonValue, TypeAdapter, ValidationError
+
+from codeact.agent import Agent
+from codeact.approval import InteractionBroker, RunEnded, new_action_id
+from codeact.events import (
+    AgentEvent,
+    FailureCode,
+    ModelReplied,
+    PreparedAction,
+    ScriptExecuted,
+    Transferred,
+)
+from codeact.extract import extract_code
+from codeact.feedback import render_feedback
+from codeact.messages import Ai, Message, resolve_history
+from codeact.models.errors import ModelError
+from codeact.output import ToolCallLog
+from codeact.prompting import render, system_prompt
+from codeact.schema import OutputSchema
+from codeact.summary import UsageSummary
+from sandbox import AsyncSandbox, AsyncSession, Execution, SandboxError, SandboxPolicy
+
+#: Feedback messages (what the loop tells the model) carry ids with this prefix, so that
+#: history processors can tell them from the user's own messages.
+FEEDBACK_ID_PREFIX = "feedback-"
+
+
+def feedback_id() -> str:
+    """A fresh id for a feedback message."""
+    return FEEDBACK_ID_PREFIX + uuid.uuid4().hex
+
+
+class RunContext:
+    """What every agent of one run shares."""
+
+    def __init__(self, run_id: str, emit: Callable[[AgentEvent], None]) -> None:
+        self.run_id = run_id
+        self.emit = emit
+        self.usage = UsageSummary()
+        self.tool_calls: list[ToolCallLog] = []
+        self.broker = InteractionBroker(emit)
+        self._sandboxes: dict[str, AsyncSandbox] = {}
+
+    async def sandbox(self, policy: SandboxPolicy) -> AsyncSandbox:
+        """A started sandbox for ``policy`` (one per distinct policy per run)."""
+        key = policy.digest()
+        if key not in self._sandboxes:
+            self._sandboxes[key] = await AsyncSandbox(policy, spares=1).start()
+        return self._sandboxes[key]
+
+    async def close(self) -> None:
+        """Stop every sandbox the run started."""
+        sandboxes, self._sandboxes = list(self._sandboxes.values()), {}
+        for sandbox in sandboxes:
+            await sandbox.close()
+
+
+class AgentLoop:
+    """One conversation, from the first model call to a final result."""
+
+    def __init__(self, ctx: RunContext, agent: Agent, messages: list[Message]) -> None:
+        self.ctx = ctx
+        self.agent = agent
+        self.messages = messages
+        self.steps = 0
+        self.agent_steps = 0
+        self.transfers = 0
+        self._session: AsyncSession | None = None
+        self._schema_retries = 0
+
+    # -- sessions ------------------------------------------------------------------
+    def system_message(self, agent: Agent) -> Message:
+        """The rendered system prompt of ``agent``."""
+        return Message.system(
+            system_prompt(
+                agent.templates,
+                agent_name=agent.name,
+                instructions=agent.instructions,
+                tools={name: t.fn for name, t in agent.tools.items()},
+                sub_agents={a.name: a.description for a in agent.sub_agents},
+                transfer_targets={a.name: a.description for a in agent.handoff_names().values()},
+                policy=agent.policy,
+            )
+        )
+
+    async def _open_session(self) -> AsyncSession:
+        if self._session is None:
+            agent = self.agent
+            sandbox = await self.ctx.sandbox(agent.policy)
+            tools: dict[str, Callable[..., Any]] = {n: t.fn for n, t in agent.tools.items()}
+            timeouts: dict[str, float | None] = {
+                n: t.timeout_s for n, t in agent.tools.items() if t.timeout_s is not None
+            }
+            for sub in agent.sub_agents:
+                tools[sub.name] = self._sub_agent_tool(sub)
+                timeouts[sub.name] = None
+            gated = agent.approval == "tools" or any(
+                t.requires_approval for t in agent.tools.values()
+            )
+            session = sandbox.session(
+                tools, gate=self._gate if gated else None, tool_timeouts=timeouts
+            )
+            self._session = await session.start()
+        return self._session
+
+    async def close(self) -> None:
+        """End the current sandbox session."""
+        if self._session is not None:
+            session, self._session = self._session, None
+            await session.close()
+
+    def _sub_agent_tool(self, sub: Agent) -> Callable[..., Any]:
+        async def call_agent(task: str) -> JsonValue:
+            loop = AgentLoop(self.ctx, sub, [])
+            loop.messages = [loop.system_message(sub), Message.human(task)]
+            try:
+                return await loop.run()
+            except RunEnded as ended:
+                raise RuntimeError(
+                    f"agent {sub.name!r} failed ({ended.code}): {ended.message}"
+                ) from None
+            finally:
+                await loop.close()
+
+        call_agent.__name__ = sub.name
+        call_agent.__doc__ = sub.description
+        return call_agent
+
+    async def _gate(self, name: str, arguments: dict[str, Any]) -> str | None:
+        agent = self.agent
+        spec = agent.tools.get(name)
+        if agent.approval != "tools" and not (spec and spec.requires_approval):
+            return None
+        action = PreparedAction(
+            id=new_action_id(), kind="tool_call", agent=agent.name, tool=name, arguments=arguments
+        )
+        decision = (await self.ctx.broker.ask([action], self.ctx.usage))[action.id]
+        return None if decision.proceed else (decision.reason or "rejected")
+
+    # -- the loop ------------------------------------------------------------------
+    async def run(self) -> JsonValue:
+        """Drive the conversation until a final result; raises RunEnded otherwise."""
+        while True:
+            if self.agent_steps >= self.agent.max_steps:
+                raise RunEnded(
+                    FailureCode.MAX_STEPS_EXCEEDED,
+                    f"{self.agent.name} took {self.agent_steps} steps without a "
+                    f"final result (max_steps={self.agent.max_steps})",
+                )
+            reply = await self._ask_model()
+            source = extract_code(reply.text(), self.agent.code_blocks)
+            if source is None:
+                self._tell(self.agent.templates["no_code"].strip())
+                continue
+            if self.agent.approval == "scripts" and not await self._script_approved(source):
+                continue
+            outcome = await self.execute(source)
+            if not isinstance(outcome, Continue):
+                return outcome
+
+    async def _ask_model(self) -> Ai:
+        agent = self.agent
+        self.steps += 1
+        self.agent_steps += 1
+        history = resolve_history(self.messages)
+        if agent.history_processor is not None:
+            history = agent.history_processor(history)
+        try:
+            reply = await agent.model.complete(
+                history,
+                stop=agent.stop,
+                max_tokens=agent.max_tokens,
+                temperature=agent.temperature,
+            )
+        except ModelError as exc:
+            raise RunEnded(FailureCode(exc.code.value), str(exc)) from None
+        self.messages.append(reply)
+        self.ctx.usage = self.ctx.usage.with_request(reply.usage())
+        self.ctx.emit(
+            ModelReplied(
+                step=self.steps, agent=agent.name, content=reply.text(), thinking=reply.thinking()
+            )
+        )
+        return reply
+
+    def _tell(self, text: str) -> None:
+        self.messages.append(Message.human(text, id=feedback_id()))
+
+    async def _script_approved(self, source: str) -> bool:
+        action = PreparedAction(
+            id=new_action_id(), kind="script", agent=self.agent.name, source=source
+        )
+        decision = (await self.ctx.broker.ask([action], self.ctx.usage))[action.id]
+        if not decision.proceed:
+            self._tell(
+                render(
+                    self.agent.templates["rejected"],
+                    kind="script",
+                    reason=decision.reason or "none given",
+                ).strip()
+            )
+        return decision.proceed
+
+    async def execute(self, source: str, *, note: str = "") -> JsonValue | Continue:
+        """Run one script and act on its output: the final value, or CONTINUE."""
+        session = await self._open_session()
+        try:
+            execution = await session.run(source)
+        except SandboxError as exc:
+            raise RunEnded(FailureCode.SANDBOX_FAILED, str(exc)) from None
+        self._record(execution)
+        output = execution.output
+        if output.type == "final_result":
+            problem = OutputSchema.check(self.agent.output_schema, output.value)
+            if problem is None:
+                self._executed(source, execution, "(final result)")
+                return output.value
+            return self._schema_problem(source, execution, problem)
+        if output.type == "transfer_to_agent":
+            return await self._transfer(source, execution, output.agent_name)
+        feedback = render_feedback(execution, self.agent.feedback, self.agent.templates)
+        if execution.worker_restarted or note:
+            detail = note or "The previous step stopped its worker."
+            restarted = render(self.agent.templates["resumed"], detail=detail).strip()
+            feedback = f"{restarted}\n\n{feedback}"
+        self._executed(source, execution, feedback)
+        self._tell(feedback)
+        return CONTINUE
+
+    def _record(self, execution: Execution) -> None:
+        self.ctx.usage = self.ctx.usage.with_execution(execution)
+        for call in execution.tool_calls:
+            self.ctx.tool_calls.append(
+                ToolCallLog(
+                    name=call.name,
+                    arguments=call.arguments,
+                    ok=call.ok,
+                    result=call.result,
+                    error=call.error,
+                    duration_s=call.duration_s,
+                    step=self.steps,
+                    agent=self.agent.name,
+                )
+            )
+
+    def _executed(self, source: str, execution: Execution, feedback: str) -> None:
+        self.ctx.emit(
+            ScriptExecuted(
+                step=self.steps,
+                agent=self.agent.name,
+                source=source,
+                execution=execution,
+                feedback=feedback,
+            )
+        )
+
+    def _schema_problem(self, source: str, execution: Execution, problem: str) -> Continue:
+        self._schema_retries += 1
+        if self._schema_retries > self.agent.max_output_retries:
+            raise RunEnded(
+                FailureCode.INVALID_OUTPUT,
+                f"the final result does not match the output schema: {problem}",
+            )
+        schema = json.dumps(OutputSchema.json_schema(self.agent.output_schema))
+        text = render(self.agent.templates["invalid_output"], errors=problem, schema=schema).strip()
+        self._executed(source, execution, text)
+        self._tell(text)
+        return CONTINUE
+
+    async def _transfer(self, source: str, execution: Execution, name: str) -> Continue:
+        targets = self.agent.handoff_names()
+        target = targets.get(name)
+        if target is None:
+            valid = ", ".join(targets) or "(none: this agent cannot transfer)"
+            text = render(self.agent.templates["unknown_agent"], name=name, valid=valid).strip()
+            self._executed(source, execution, text)
+            self._tell(text)
+            return CONTINUE
+        self.transfers += 1
+        if self.transfers > self.agent.max_transfers:
+            raise RunEnded(
+                FailureCode.TRANSFER_LOOP,
+                f"more than {self.agent.max_transfers} transfers in one run "
+                f"(last: {self.agent.name} -> {name})",
+            )
+        self._executed(source, execution, f"(transferred to {name})")
+        self.ctx.emit(Transferred(step=self.steps, from_agent=self.agent.name, to_agent=name))
+        await self.close()
+        previous, self.agent, self.agent_steps = self.agent.name, target, 0
+        self.messages[0] = self.system_message(target)
+        self._tell(
+            render(
+                target.templates["transferred"], agent_name=target.name, from_agent=previous
+            ).strip()
+        )
+        return CONTINUE
+
+    async def run_approved_tool(
+        self, action: PreparedAction, proceed: bool, reason: str | None
+    ) -> str:
+        """On resume: carry out (or refuse) a pending tool call outside any script."""
+        if not proceed:
+            return render(
+                self.agent.templates["rejected"], kind="tool call", reason=reason or "none given"
+            ).strip()
+        spec = self.agent.tools.get(action.tool or "")
+        if spec is None:
+            return f"Error: the tool {action.tool!r} no longer exists."
+        try:
+            result = spec.fn(**(action.arguments or {}))
+            if asyncio.iscoroutine(result):
+                result = await result
+            text = json.dumps(TypeAdapter(Any).dump_python(result, mode="json"))
+        except (ValidationError, Exception) as exc:
+            return f"Error: the approved call {action.tool}() failed: {type(exc).__name__}: {exc}"
+        return f"The approved call {action.tool}({json.dumps(action.arguments)}) returned: {text}"
+
+
+class Continue:
+    """What :meth:`AgentLoop.execute` returns when the conversation goes on."""
+
+    def __repr__(self) -> str:
+        return "<continue>"
+
+
+CONTINUE = Continue()

@@ -1,0 +1,102 @@
+"""AgentOutput: what a finished run returns."""
+
+from __future__ import annotations
+
+import json
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
+
+from codeact.events import FailureCode
+from codeact.messages import Message
+from codeact.summary import UsageSummary
+
+
+class ToolCallLog(BaseModel):
+    """One tool call made by any script of the run (sub-agents included)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    arguments: dict[str, JsonValue]
+    ok: bool
+    result: JsonValue = None
+    error: str | None = None
+    duration_s: float
+    step: int
+    agent: str
+
+
+class RunFailure(BaseModel):
+    """Why a run ended without a result."""
+
+    model_config = ConfigDict(frozen=True)
+
+    code: FailureCode
+    message: str
+
+
+class AgentOutput(BaseModel):
+    """The final result, the whole history, every tool call and the summed usage."""
+
+    model_config = ConfigDict(frozen=True)
+
+    run_id: str
+    agent: str = Field(description="The agent that finished the run (after transfers).")
+    value: JsonValue = None
+    messages: list[Message] = Field(default_factory=list)
+    tool_calls: list[ToolCallLog] = Field(default_factory=list)
+    usage: UsageSummary = Field(default_factory=UsageSummary)
+    steps: int = 0
+    failure: RunFailure | None = None
+
+    @property
+    def ok(self) -> bool:
+        """True when the run produced a final result."""
+        return self.failure is None
+
+    def text(self) -> str | None:
+        """The value's ``content`` field, or the value itself when it is a string."""
+        if isinstance(self.value, str):
+            return self.value
+        if isinstance(self.value, dict):
+            content = self.value.get("content")
+            return content if isinstance(content, str) else None
+        return None
+
+    def text_or(self, default: str) -> str:
+        """:meth:`text`, or ``default`` when there is none."""
+        text = self.text()
+        return default if text is None else text
+
+    def message_count(self) -> int:
+        """Messages in the history."""
+        return len(self.messages)
+
+    def tool_call_count(self) -> int:
+        """Tool calls made by the run's scripts."""
+        return len(self.tool_calls)
+
+    def total_tokens(self) -> int:
+        """Input plus output tokens over every model call."""
+        return self.usage.total_tokens
+
+    def prompt_tokens(self) -> int:
+        """Input tokens over every model call."""
+        return self.usage.input_tokens
+
+    def completion_tokens(self) -> int:
+        """Output tokens over every model call."""
+        return self.usage.output_tokens
+
+    def usage_summary(self) -> str:
+        """The usage in one line."""
+        return self.usage.one_line()
+
+    def __str__(self) -> str:
+        head = f"AgentOutput({self.agent}, {self.steps} steps)"
+        if self.failure is not None:
+            body = f"failed ({self.failure.code}): {self.failure.message}"
+        else:
+            text = self.text()
+            body = text if text is not None else json.dumps(self.value, ensure_ascii=False)
+        return f"{head}\n{body}\n{self.usage_summary()}"

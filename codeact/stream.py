@@ -1,0 +1,265 @@
+"""AgentStream: a run in progress — its events, approvals, checkpoint and result."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import uuid
+from typing import TYPE_CHECKING, Any
+
+from codeact.approval import Checkpoint, RunEnded
+from codeact.events import (
+    AgentEvent,
+    Completed,
+    Decision,
+    Failed,
+    FailureCode,
+    InteractionRequired,
+    Started,
+    SubmitInteraction,
+)
+from codeact.loop import AgentLoop, Continue, RunContext
+from codeact.messages import Message
+from codeact.output import AgentOutput, RunFailure
+from sandbox import SandboxError
+
+if TYPE_CHECKING:
+    from codeact.agent import Agent, Approver
+
+_END = object()
+
+
+class AgentStream:
+    """``async for event in stream`` yields the run's events until it ends.
+
+    While the run waits for an approval, answer with :meth:`submit` or export it with
+    :meth:`checkpoint`. :meth:`cancel` ends the run with ``cancelled`` and kills its
+    worker. :meth:`result` consumes the stream and returns the :class:`AgentOutput`.
+    """
+
+    def __init__(
+        self, root: Agent, loop: AgentLoop, ctx: RunContext, task: str, queue: asyncio.Queue[Any]
+    ) -> None:
+        self.root = root
+        self._loop = loop
+        self._ctx = ctx
+        self._task_text = task
+        self._queue = queue
+        self._runner: asyncio.Task[None] | None = None
+        self._resume: tuple[Checkpoint, SubmitInteraction] | None = None
+        self._value: Any = None
+        self._failure: RunFailure | None = None
+        self._done = False
+
+    # -- construction ----------------------------------------------------------------
+    @classmethod
+    def _new(cls, root: Agent, run_id: str, task: str) -> AgentStream:
+        queue: asyncio.Queue[Any] = asyncio.Queue()
+        ctx = RunContext(run_id, queue.put_nowait)
+        loop = AgentLoop(ctx, root, [])
+        return cls(root, loop, ctx, task, queue)
+
+    @classmethod
+    def start(cls, root: Agent, *, task: str, history: list[Message]) -> AgentStream:
+        """A new run of ``root`` on ``task`` after ``history``."""
+        stream = cls._new(root, uuid.uuid4().hex, task)
+        stream._loop.messages = [stream._loop.system_message(root), *history, Message.human(task)]
+        return stream
+
+    @classmethod
+    def resume(
+        cls, root: Agent, checkpoint: Checkpoint, submission: SubmitInteraction
+    ) -> AgentStream:
+        """Continue ``checkpoint`` with the decisions in ``submission``."""
+        if checkpoint.root_agent != root.name:
+            raise ValueError(f"the checkpoint belongs to agent {checkpoint.root_agent!r}")
+        if submission.batch_id != checkpoint.batch_id:
+            raise ValueError("the submission answers another batch than the checkpoint's")
+        current = _find_agent(root, checkpoint.agent)
+        stream = cls._new(root, checkpoint.run_id, "")
+        loop = stream._loop
+        loop.agent, loop.messages = current, list(checkpoint.messages)
+        loop.steps, loop.agent_steps, loop.transfers = (
+            checkpoint.steps,
+            checkpoint.agent_steps,
+            checkpoint.transfers,
+        )
+        stream._ctx.usage = checkpoint.usage
+        stream._ctx.tool_calls = list(checkpoint.tool_calls)
+        stream._resume = (checkpoint, submission)
+        return stream
+
+    # -- the run -----------------------------------------------------------------------
+    def _ensure_started(self) -> None:
+        if self._runner is None:
+            self._runner = asyncio.get_running_loop().create_task(self._drive())
+
+    async def _drive(self) -> None:
+        ctx, loop = self._ctx, self._loop
+        try:
+            if self._resume is None:
+                ctx.emit(Started(run_id=ctx.run_id, agent=self.root.name, task=self._task_text))
+                self._value = await loop.run()
+            else:
+                self._value = await self._continue_from_checkpoint(*self._resume)
+            ctx.emit(Completed(result=self._value, usage=ctx.usage))
+        except RunEnded as ended:
+            self._fail(ended.code, ended.message)
+        except asyncio.CancelledError:
+            self._fail(FailureCode.CANCELLED, "the run was cancelled")
+        except SandboxError as exc:
+            self._fail(FailureCode.SANDBOX_FAILED, str(exc))
+        finally:
+            try:
+                await loop.close()
+                await ctx.close()
+            finally:
+                self._queue.put_nowait(_END)
+
+    def _fail(self, code: FailureCode, message: str) -> None:
+        self._failure = RunFailure(code=code, message=message)
+        self._ctx.emit(Failed(code=code, message=message, usage=self._ctx.usage))
+
+    async def _continue_from_checkpoint(
+        self, checkpoint: Checkpoint, submission: SubmitInteraction
+    ) -> Any:
+        loop = self._loop
+        decisions = {d.action_id: d for d in submission.decisions}
+        for action in checkpoint.actions:
+            decision = decisions.get(action.id) or Decision(
+                action_id=action.id, proceed=False, reason="no decision was given"
+            )
+            if action.kind == "script" and action.source is not None:
+                if decision.proceed:
+                    outcome = await loop.execute(
+                        action.source, note="The run was resumed from a checkpoint."
+                    )
+                    if not isinstance(outcome, Continue):
+                        return outcome
+                else:
+                    loop.messages.append(
+                        Message.human(
+                            f"The run was resumed from a checkpoint.\n"
+                            f"Error: the user did not approve this script. Reason: "
+                            f"{decision.reason or 'none given'}"
+                        )
+                    )
+            else:
+                text = await loop.run_approved_tool(action, decision.proceed, decision.reason)
+                loop.messages.append(
+                    Message.human(
+                        "The run was resumed from a checkpoint; the script that made this call "
+                        "was interrupted and its variables are gone.\n" + text
+                    )
+                )
+        return await loop.run()
+
+    # -- consuming -----------------------------------------------------------------------
+    def __aiter__(self) -> AgentStream:
+        return self
+
+    async def __anext__(self) -> AgentEvent:
+        self._ensure_started()
+        if self._done:
+            raise StopAsyncIteration
+        item = await self._queue.get()
+        if item is _END:
+            self._done = True
+            raise StopAsyncIteration
+        event: AgentEvent = item
+        return event
+
+    def submit(self, submission: SubmitInteraction) -> None:
+        """Answer the pending InteractionRequired."""
+        self._ctx.broker.submit(submission)
+
+    @property
+    def pending(self) -> InteractionRequired | None:
+        """The interaction the run waits for, if any."""
+        return self._ctx.broker.pending
+
+    def checkpoint(self) -> Checkpoint:
+        """The paused run as JSON-ready data (only while an interaction is pending)."""
+        pending = self.pending
+        if pending is None:
+            raise ValueError("a checkpoint can only be taken while the run waits for approval")
+        if any(a.agent != self._loop.agent.name for a in pending.actions):
+            raise ValueError("the pending action belongs to a sub-agent; it cannot be resumed")
+        loop = self._loop
+        return Checkpoint(
+            run_id=self._ctx.run_id,
+            root_agent=self.root.name,
+            agent=loop.agent.name,
+            messages=list(loop.messages),
+            steps=loop.steps,
+            agent_steps=loop.agent_steps - 0,
+            transfers=loop.transfers,
+            usage=self._ctx.usage,
+            tool_calls=list(self._ctx.tool_calls),
+            batch_id=pending.batch_id,
+            actions=list(pending.actions),
+        )
+
+    def cancel(self) -> None:
+        """End the run with ``cancelled``; its worker is killed."""
+        if self._runner is not None and not self._runner.done():
+            self._runner.cancel()
+
+    async def aclose(self) -> None:
+        """Cancel the run (if still going) and wait until it has cleaned up."""
+        self.cancel()
+        if self._runner is not None:
+            await asyncio.gather(self._runner, return_exceptions=True)
+
+    def output(self) -> AgentOutput:
+        """The run's output so far (complete once the stream has ended)."""
+        loop = self._loop
+        return AgentOutput(
+            run_id=self._ctx.run_id,
+            agent=loop.agent.name,
+            value=self._value,
+            messages=list(loop.messages),
+            tool_calls=list(self._ctx.tool_calls),
+            usage=self._ctx.usage,
+            steps=loop.steps,
+            failure=self._failure,
+        )
+
+    async def result(self, approver: Approver | None = None) -> AgentOutput:
+        """Run to the end, answering approvals with ``approver``; raise if it failed."""
+        from codeact.agent import AgentRunFailed
+
+        try:
+            async for event in self:
+                if isinstance(event, InteractionRequired):
+                    if approver is None:
+                        self._ctx.broker.abort(
+                            FailureCode.APPROVAL_REQUIRED,
+                            "an action needs approval: pass approver= to run(), or use "
+                            "stream() and submit()",
+                        )
+                        continue
+                    answer = approver(event)
+                    if inspect.isawaitable(answer):
+                        answer = await answer
+                    self.submit(answer)
+        finally:
+            await self.aclose()
+        output = self.output()
+        if output.failure is not None:
+            raise AgentRunFailed(output)
+        return output
+
+
+def _find_agent(root: Agent, name: str) -> Agent:
+    seen: set[int] = set()
+    pending = [root]
+    while pending:
+        agent = pending.pop()
+        if agent.name == name:
+            return agent
+        if id(agent) in seen:
+            continue
+        seen.add(id(agent))
+        pending.extend(agent.handoff_names().values())
+    raise ValueError(f"the checkpoint's agent {name!r} is not reachable from {root.name!r}")
