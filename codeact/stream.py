@@ -203,6 +203,8 @@ class AgentStream:
     def cancel(self) -> None:
         """End the run with ``cancelled``; its worker is killed."""
         if self._runner is not None and not self._runner.done():
+            # A tool call waiting for approval blocks a sandbox thread: release it first.
+            self._ctx.broker.abort(FailureCode.CANCELLED, "the run was cancelled")
             self._runner.cancel()
 
     async def aclose(self) -> None:
