@@ -65,7 +65,8 @@ def test_tool_approval_waits_outside_the_limits() -> None:
         ScriptedModel(
             [
                 py(
-                    "r = []\nfor who in ['ann', 'bob']:\n    try:\n        r.append(send_email(who, 'hi'))\n"
+                    "r = []\nfor who in ['ann', 'bob']:\n    try:\n"
+                    "        r.append(send_email(who, 'hi'))\n"
                     "    except PermissionError as e:\n        r.append(str(e))\nfinal_result(r)"
                 )
             ]
