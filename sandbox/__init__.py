@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # pragma: no cover
     from .aio import AsyncSandbox, AsyncSession
     from .execution import ErrorCode, Execution, ToolCallRecord
-    from .host import Sandbox, Session
+    from .host import Sandbox
     from .output import Error, FinalResult, Observation, ScriptOutput, TransferToAgent
-    from .policy import Limits, PolicyError, SandboxPolicy
+    from .policy import Layers, Limits, Mount, PolicyError, SandboxPolicy
     from .process import SandboxError
+    from .session import Session
     from .tools import ToolDefinitionError
 
 _EXPORTS = {
@@ -28,13 +29,15 @@ _EXPORTS = {
     "Execution": "execution",
     "ToolCallRecord": "execution",
     "Sandbox": "host",
-    "Session": "host",
+    "Session": "session",
     "Error": "output",
     "FinalResult": "output",
     "Observation": "output",
     "ScriptOutput": "output",
     "TransferToAgent": "output",
+    "Layers": "policy",
     "Limits": "policy",
+    "Mount": "policy",
     "PolicyError": "policy",
     "SandboxPolicy": "policy",
     "SandboxError": "process",
@@ -48,7 +51,9 @@ __all__ = [
     "ErrorCode",
     "Execution",
     "FinalResult",
+    "Layers",
     "Limits",
+    "Mount",
     "Observation",
     "PolicyError",
     "Sandbox",

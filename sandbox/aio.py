@@ -13,8 +13,9 @@ from collections.abc import Callable, Mapping
 from typing import Any, Self
 
 from .execution import Execution
-from .host import Sandbox, Session
+from .host import Sandbox
 from .policy import SandboxPolicy
+from .session import Session
 from .tools import ToolGate
 
 

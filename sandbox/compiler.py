@@ -33,7 +33,7 @@ from RestrictedPython.transformer import (
 )
 
 #: Attribute names whose meaning depends on the object: checked by ``_getattr_`` at run time.
-RUNTIME_CHECKED_ATTRS = frozenset({"format", "format_map", "obj", "mro", "__class__"})
+RUNTIME_CHECKED_ATTRS = frozenset({"format", "format_map", "obj", "mro", "__class__", "__init__"})
 
 #: Dunder attributes a script may read (``super().__init__``, ``type(x).__name__``).
 READABLE_DUNDERS = frozenset(
@@ -96,6 +96,9 @@ DEFINABLE_DUNDERS = ALLOWED_FUNC_NAMES | frozenset(
 
 #: Names the compiler itself injects; scripts can never spell them (leading underscore).
 GETATTR, WRITE, RERAISE, LAST_EXPR = "_getattr_", "_write_", "_reraise_control_", "_last_expr_"
+#: The guard (in ``guards.py``, found through ``_getattr_``'s globals) that vets the class
+#: of a class pattern with positional sub-patterns.
+MATCH_CLASS = "check_match_class"
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +154,14 @@ def _name(ident: str, node: ast.AST) -> ast.Name:
     return new
 
 
+def _assign(ident: str, value: ast.expr, node: ast.AST) -> ast.Assign:
+    target = ast.Name(ident, ast.Store())
+    copy_locations(target, node)  # type: ignore[arg-type]
+    assign = ast.Assign([target], value)
+    copy_locations(assign, node)  # type: ignore[arg-type]
+    return assign
+
+
 class SandboxTransformer(RestrictingNodeTransformer):
     """RestrictedPython's transformer, trimmed to the guards this sandbox relies on."""
 
@@ -159,6 +170,7 @@ class SandboxTransformer(RestrictingNodeTransformer):
         # True while visiting the statements directly inside a class body.
         self._in_class_body = False
         self._methods: dict[type, Callable[[Any], Any]] = {}
+        self._matches = 0
 
     # -- a faster walk -----------------------------------------------------------------
     # ast.NodeTransformer looks each visitor up by name and rebuilds every list; a script
@@ -270,7 +282,11 @@ class SandboxTransformer(RestrictingNodeTransformer):
 
     def visit_AugAssign(self, node: ast.AugAssign) -> ast.AST:
         # A Name target rebinds a local; a Subscript target runs natively; an
-        # Attribute target becomes ``_write_(obj).attr += value`` via visit_Attribute.
+        # Attribute target becomes ``_write_(obj).attr += value`` via visit_Attribute,
+        # which reads ``attr`` natively: never one that needs the run-time check.
+        target = node.target
+        if isinstance(target, ast.Attribute) and target.attr in RUNTIME_CHECKED_ATTRS:
+            self.error(node, f'"{target.attr}" cannot be the target of an augmented assignment.')
         return self.node_contents_visit(node)
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
@@ -337,11 +353,43 @@ class SandboxTransformer(RestrictingNodeTransformer):
         return result
 
     # -- pattern matching ------------------------------------------------------
-    def visit_Match(self, node: ast.AST) -> ast.AST:
+    def visit_Match(self, node: ast.Match) -> ast.AST | list[ast.stmt]:
+        # ``case C(a, b)`` reads the attributes named by ``C.__match_args__`` natively.
+        # The subject is evaluated first, as before; then each such class is vetted by
+        # the guard, which returns the class the pattern matches against.
+        node = self.node_contents_visit(node)
+        classes = [
+            pattern
+            for case in node.cases
+            for pattern in ast.walk(case.pattern)
+            if isinstance(pattern, ast.MatchClass) and pattern.patterns
+        ]
+        if not classes:
+            return node
+        self._matches += 1
+        # Private-looking names: mangled in class bodies, so an Enum body keeps them out
+        # of its members.
+        subject = f"__match_subject_{self._matches}"
+        prelude: list[ast.stmt] = [_assign(subject, node.subject, node)]
+        node.subject = _name(subject, node.subject)
+        guard = ast.Subscript(
+            ast.Attribute(_name(GETATTR, node), "__globals__", ast.Load()),
+            ast.Constant(MATCH_CLASS),
+            ast.Load(),
+        )
+        for index, pattern in enumerate(classes, 1):
+            ident = f"__match_class_{self._matches}_{index}"
+            prelude.append(_assign(ident, ast.Call(guard, [pattern.cls], []), pattern))
+            pattern.cls = _name(ident, pattern.cls)
+        for stmt in prelude:
+            ast.fix_missing_locations(stmt)
+        return [*prelude, node]
+
+    def _visit_children(self, node: ast.AST) -> ast.AST:
         return self.node_contents_visit(node)
 
-    visit_match_case = visit_MatchValue = visit_MatchSingleton = visit_Match
-    visit_MatchSequence = visit_MatchMapping = visit_MatchOr = visit_Match
+    visit_match_case = visit_MatchValue = visit_MatchSingleton = _visit_children
+    visit_MatchSequence = visit_MatchMapping = visit_MatchOr = _visit_children
 
     def visit_MatchClass(self, node: ast.MatchClass) -> ast.AST:
         # Keyword patterns read attributes natively: hold them to the attribute rules.
@@ -408,3 +456,20 @@ def format_syntax_error(exc: SyntaxError) -> str:
             caret = "\n    " + " " * max(exc.offset - 1 - indent, 0) + "^"
         text += "\n    " + line.strip() + caret
     return text
+
+
+def compile_plain(source: str, filename: str) -> CodeType | CompileFailure:
+    """Compile without restrictions (the ``language`` layer is off), keeping only the
+    capture of the last expression's value."""
+    try:
+        tree = ast.parse(source, filename, "exec")
+        if tree.body and isinstance(tree.body[-1], ast.Expr):
+            last = tree.body[-1]
+            call = ast.Call(_name(LAST_EXPR, last), [last.value], [])
+            copy_locations(call, last)
+            last.value = call
+        return compile(tree, filename, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        return CompileFailure("syntax", format_syntax_error(exc))
+    except (RecursionError, MemoryError, ValueError) as exc:
+        return CompileFailure("syntax", f"the script could not be compiled: {type(exc).__name__}")

@@ -3,8 +3,10 @@
 In order: its own session and process group (so the host can kill everything it
 starts), death with its parent, no inherited descriptors, an empty environment,
 resource limits, and on Linux a seccomp filter that refuses network sockets, ``exec``,
-new processes and threads, ``ptrace``, signals to other processes, and the
-administrative calls a root process could otherwise make (mounts, clocks, modules).
+new processes and threads, ``ptrace``, signals to other processes, changes to the file
+system (opening for writing, creating, truncating, renaming, deleting, ``chmod``...),
+and the administrative calls a root process could otherwise make (mounts, clocks,
+modules). Files can still be opened for reading.
 
 The filter is raw classic BPF loaded with ``prctl``: no extra package, no root needed.
 Refused calls fail with ``EPERM``, so Python raises ``PermissionError``. Anything a
@@ -24,14 +26,17 @@ import resource
 import signal
 import struct
 import sys
+from collections.abc import Sequence
 from typing import Any
+
+from . import landlock
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_NO_NEW_PRIVS = 38
 _PR_SET_SECCOMP = 22
 _SECCOMP_MODE_FILTER = 2
 
-_LD_ABS_W, _JEQ, _JGE, _RET = 0x20, 0x15, 0x35, 0x06
+_LD_ABS_W, _JEQ, _JGE, _JSET, _RET = 0x20, 0x15, 0x35, 0x45, 0x06
 _ALLOW, _KILL, _ERRNO = 0x7FFF0000, 0x80000000, 0x00050000
 
 # Calls a script never needs and that reach beyond its own process.
@@ -110,8 +115,58 @@ _DENIED_COMMON = [
     "move_mount",
     "open_tree",
     "mount_setattr",
+    # The file system (_FILE_WRITES): RLIMIT_FSIZE=0 stops writing bytes, not creating,
+    # truncating (open with O_TRUNC), renaming or deleting files. Writable opens are
+    # refused by the flag check below.
+    "openat2",
+    "mkdirat",
+    "unlinkat",
+    "symlinkat",
+    "linkat",
+    "renameat2",
+    "truncate",
+    "ftruncate",
+    "fallocate",
+    "fchmod",
+    "fchmodat",
+    "fchmodat2",
+    "fchown",
+    "fchownat",
+    "utimensat",
+    "setxattr",
+    "lsetxattr",
+    "fsetxattr",
+    "removexattr",
+    "lremovexattr",
+    "fremovexattr",
 ]
-_DENIED_X86_64_ONLY = ["fork", "vfork", "mknod", "iopl", "ioperm"]
+_DENIED_X86_64_ONLY = [
+    "fork",
+    "vfork",
+    "mknod",
+    "iopl",
+    "ioperm",
+    "creat",
+    "mkdir",
+    "rmdir",
+    "unlink",
+    "rename",
+    "renameat",
+    "link",
+    "symlink",
+    "chmod",
+    "chown",
+    "lchown",
+    "utime",
+    "utimes",
+    "futimesat",
+]
+_FILE_WRITES = frozenset(_DENIED_COMMON[_DENIED_COMMON.index("openat2") :]) | frozenset(
+    _DENIED_X86_64_ONLY[_DENIED_X86_64_ONLY.index("creat") :]
+)
+#: ``open``-like calls: (name, index of the flags argument). Only read-only opens pass.
+_OPEN_CALLS = [("open", 1), ("openat", 2)]
+_WRITE_OPEN_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC
 
 _X86_64 = {
     "socket": 41,
@@ -196,6 +251,43 @@ _X86_64 = {
     "kill": 62,
     "tkill": 200,
     "tgkill": 234,
+    "open": 2,
+    "openat": 257,
+    "openat2": 437,
+    "creat": 85,
+    "mkdir": 83,
+    "mkdirat": 258,
+    "rmdir": 84,
+    "unlink": 87,
+    "unlinkat": 263,
+    "rename": 82,
+    "renameat": 264,
+    "renameat2": 316,
+    "link": 86,
+    "linkat": 265,
+    "symlink": 88,
+    "symlinkat": 266,
+    "truncate": 76,
+    "ftruncate": 77,
+    "fallocate": 285,
+    "chmod": 90,
+    "fchmod": 91,
+    "fchmodat": 268,
+    "fchmodat2": 452,
+    "chown": 92,
+    "fchown": 93,
+    "lchown": 94,
+    "fchownat": 260,
+    "utime": 132,
+    "utimes": 235,
+    "futimesat": 261,
+    "utimensat": 280,
+    "setxattr": 188,
+    "lsetxattr": 189,
+    "fsetxattr": 190,
+    "removexattr": 197,
+    "lremovexattr": 198,
+    "fremovexattr": 199,
 }
 _AARCH64 = {
     "socket": 198,
@@ -275,52 +367,102 @@ _AARCH64 = {
     "kill": 129,
     "tkill": 130,
     "tgkill": 131,
+    "openat": 56,
+    "openat2": 437,
+    "mkdirat": 34,
+    "unlinkat": 35,
+    "symlinkat": 36,
+    "linkat": 37,
+    "renameat2": 276,
+    "truncate": 45,
+    "ftruncate": 46,
+    "fallocate": 47,
+    "fchmod": 52,
+    "fchmodat": 53,
+    "fchmodat2": 452,
+    "fchownat": 54,
+    "fchown": 55,
+    "utimensat": 88,
+    "setxattr": 5,
+    "lsetxattr": 6,
+    "fsetxattr": 7,
+    "removexattr": 14,
+    "lremovexattr": 15,
+    "fremovexattr": 16,
 }
 _ARCHES = {"x86_64": (0xC000003E, _X86_64), "aarch64": (0xC00000B7, _AARCH64)}
 
 
-def _instr(code: int, k: int, jt: int = 0, jf: int = 0) -> tuple[int, int, int, int]:
-    return (code, jt, jf, k)
+_Instr = tuple[int, int, "int | str", "int | str"]
 
 
-def build_filter(pid: int, machine: str | None = None) -> bytes:
-    """The BPF program for this worker: deny list, plus signals only to itself."""
+def _assemble(prog: list[_Instr | str]) -> bytes:
+    """Resolve jump labels (strings) into BPF's forward offsets and pack the program."""
+    labels: dict[str, int] = {}
+    code: list[_Instr] = []
+    for item in prog:
+        if isinstance(item, str):
+            labels[item] = len(code)
+        else:
+            code.append(item)
+    packed = []
+    for index, (op, k, jt, jf) in enumerate(code):
+        offsets = [labels[j] - index - 1 if isinstance(j, str) else j for j in (jt, jf)]
+        if min(offsets) < 0 or max(offsets) > 255:
+            raise ValueError("seccomp filter jump out of range")
+        packed.append(struct.pack("=HBBI", op, offsets[0], offsets[1], k))
+    return b"".join(packed)
+
+
+def build_filter(pid: int, machine: str | None = None, *, file_writes: bool = False) -> bytes:
+    """The BPF program for this worker: deny list, signals only to itself, and read-only
+    file access unless ``file_writes`` (read-write mounts, confined by Landlock)."""
     machine = machine or platform.machine()
     if machine not in _ARCHES:
         raise OSError(errno.ENOSYS, f"no syscall table for {machine}")
     arch, table = _ARCHES[machine]
     denied = _DENIED_COMMON + (_DENIED_X86_64_ONLY if machine == "x86_64" else [])
-    numbers = sorted({table[name] for name in denied})
-    own_pid = [table["kill"], table["tkill"], table["tgkill"]]
-    # Layout: header, one JEQ per denied call, three signal checks, ALLOW, then
-    # DENY, KILL and the self-signal argument check. Offsets are counted from the
-    # instruction after each jump.
-    prog: list[tuple[int, int, int, int]] = []
-    header = 3 + (1 if machine == "x86_64" else 0)
-    body = len(numbers) + len(own_pid)
-    allow_at = header + body
-    deny_at, kill_at, argcheck_at = allow_at + 1, allow_at + 2, allow_at + 3
-    prog.append(_instr(_LD_ABS_W, 4))
-    prog.append(_instr(_JEQ, arch, 0, kill_at - 2))
-    prog.append(_instr(_LD_ABS_W, 0))
+    if file_writes:
+        denied = [name for name in denied if name not in _FILE_WRITES]
+    prog: list[_Instr | str] = [
+        (_LD_ABS_W, 4, 0, 0),
+        (_JEQ, arch, 0, "kill"),
+        (_LD_ABS_W, 0, 0, 0),
+    ]
     if machine == "x86_64":  # the x32 ABI shares the arch value; refuse it outright
-        prog.append(_instr(_JGE, 0x40000000, deny_at - 4, 0))
-    for nr in numbers:
-        prog.append(_instr(_JEQ, nr, deny_at - len(prog) - 1, 0))
-    for nr in own_pid:
-        prog.append(_instr(_JEQ, nr, argcheck_at - len(prog) - 1, 0))
-    prog.append(_instr(_RET, _ALLOW))
-    prog.append(_instr(_RET, _ERRNO | errno.EPERM))
-    prog.append(_instr(_RET, _KILL))
-    # Argument check: the first argument (pid/tgid/tid) must be this process.
-    # BPF only jumps forward, so the block carries its own returns.
-    prog.append(_instr(_LD_ABS_W, 16))
-    prog.append(_instr(_JEQ, pid, 0, 3))
-    prog.append(_instr(_LD_ABS_W, 20))
-    prog.append(_instr(_JEQ, 0, 0, 1))
-    prog.append(_instr(_RET, _ALLOW))
-    prog.append(_instr(_RET, _ERRNO | errno.EPERM))
-    return b"".join(struct.pack("=HBBI", *ins) for ins in prog)
+        prog.append((_JGE, 0x40000000, "deny", 0))
+    for nr in sorted({table[name] for name in denied}):
+        prog.append((_JEQ, nr, "deny", 0))
+    for name in ("kill", "tkill", "tgkill"):
+        prog.append((_JEQ, table[name], "own_pid", 0))
+    opened = [] if file_writes else _OPEN_CALLS
+    opens = [(table[name], index) for name, index in opened if name in table]
+    for nr, index in opens:
+        prog.append((_JEQ, nr, f"open_flags_{index}", 0))
+    prog += [(_RET, _ALLOW, 0, 0), "deny", (_RET, _ERRNO | errno.EPERM, 0, 0)]
+    prog += ["kill", (_RET, _KILL, 0, 0)]
+    # BPF jumps only forward: each block below carries its own returns.
+    allow, refuse = (_RET, _ALLOW, 0, 0), (_RET, _ERRNO | errno.EPERM, 0, 0)
+    # The first argument (pid/tgid/tid) must be this process. Arguments are 64-bit
+    # little-endian words from offset 16: low half, then high half.
+    prog += [
+        "own_pid",
+        (_LD_ABS_W, 16, 0, 0),
+        (_JEQ, pid, 0, 3),
+        (_LD_ABS_W, 20, 0, 0),
+        (_JEQ, 0, 0, 1),
+        allow,
+        refuse,
+    ]
+    for index in sorted({index for _, index in opens}):
+        prog += [
+            f"open_flags_{index}",
+            (_LD_ABS_W, 16 + 8 * index, 0, 0),
+            (_JSET, _WRITE_OPEN_FLAGS, 1, 0),
+            allow,
+            refuse,
+        ]
+    return _assemble(prog)
 
 
 class _SockFprog(ctypes.Structure):
@@ -340,26 +482,29 @@ def _prctl(option: int, arg2: Any, arg3: Any = 0) -> None:
         raise OSError(err, os.strerror(err))
 
 
-def install_syscall_filter() -> None:
+def install_syscall_filter(*, file_writes: bool = False) -> None:
     """Load the seccomp filter into this process (irreversible)."""
     if _libc is None:
         raise OSError(errno.ENOSYS, "seccomp needs Linux")
-    program = build_filter(os.getpid())
+    program = build_filter(os.getpid(), file_writes=file_writes)
     buf = ctypes.create_string_buffer(program, len(program))
     fprog = _SockFprog(len(program) // 8, ctypes.cast(buf, ctypes.c_void_p))
     _prctl(_PR_SET_NO_NEW_PRIVS, 1)
     _prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.addressof(fprog))
 
 
-def apply_rlimits(limits: dict[str, Any]) -> None:
-    """Resource limits for this process; raises if one cannot be set."""
+def apply_rlimits(limits: dict[str, Any], *, max_file_bytes: int = 0) -> None:
+    """Resource limits for this process; raises if one cannot be set.
+
+    ``max_file_bytes`` is the largest file a script may write (0: none at all).
+    """
     memory = int(limits["memory_mb"]) * 1024 * 1024
     session_cpu = int(limits["session_cpu_s"])
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # oversize writes fail with EFBIG instead
     settings = [
         (resource.RLIMIT_AS, (memory, memory)),
         (resource.RLIMIT_CPU, (session_cpu, session_cpu + 1)),
-        (resource.RLIMIT_FSIZE, (0, 0)),
+        (resource.RLIMIT_FSIZE, (max_file_bytes, max_file_bytes)),
         (resource.RLIMIT_NOFILE, (32, 32)),
         (resource.RLIMIT_CORE, (0, 0)),
         (resource.RLIMIT_NPROC, (0, 0)),
@@ -386,19 +531,58 @@ def detach(channel_fd: int) -> None:
     os.environ.clear()
 
 
-def confine(channel_fd: int, limits: dict[str, Any]) -> dict[str, str]:
-    """Apply every mechanism; return each one's state ("active" or why it is degraded)."""
-    report: dict[str, str] = {}
-    detach(channel_fd)
-    report["process_group"] = "active"
-    report["environment"] = "active" if not os.environ else "degraded: not empty"
+def _own_process_group() -> None:
+    os.setsid()
+    if _libc is not None:
+        _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def _restrict_filesystem(mounts: Sequence[dict[str, Any]]) -> str:
+    read_only = [*landlock.python_paths(), *(m["host_path"] for m in mounts if m["mode"] == "ro")]
+    read_write = [m["host_path"] for m in mounts if m["mode"] == "rw"]
     try:
-        apply_rlimits(limits)
+        abi = landlock.restrict(read_only, read_write)
+    except OSError as exc:
+        return f"degraded: {exc.strerror or exc}"
+    return f"active (Landlock ABI {abi})"
+
+
+def confine(
+    channel_fd: int,
+    limits: dict[str, Any],
+    *,
+    os_layer: bool = True,
+    mounts: Sequence[dict[str, Any]] = (),
+) -> dict[str, str]:
+    """Apply the mechanisms; return each one's state: "active", "off" (the policy's
+    ``os`` layer is off) or "degraded: <why>" (this machine does not allow it).
+
+    With the OS layer off only the process group (the host's wall clock kills through
+    it) and the rlimits remain.
+    """
+    report: dict[str, str] = {}
+    if os_layer:
+        detach(channel_fd)
+        report["environment"] = "active" if not os.environ else "degraded: not empty"
+        report["descriptors"] = "active"
+    else:
+        _own_process_group()
+        report["environment"] = report["descriptors"] = "off"
+    report["process_group"] = "active"
+    writable = [m for m in mounts if m["mode"] == "rw"]
+    try:
+        apply_rlimits(limits, max_file_bytes=max((m["max_bytes"] for m in writable), default=0))
         report["rlimits"] = "active"
     except (OSError, ValueError) as exc:
         report["rlimits"] = f"degraded: {exc}"
+    if not os_layer:
+        report["syscall_filter"] = report["filesystem"] = "off"
+        return report
+    report["filesystem"] = _restrict_filesystem(mounts)
     try:
-        install_syscall_filter()
+        # Without Landlock, writes stay refused by the filter, writable mounts or not.
+        landlocked = report["filesystem"].startswith("active")
+        install_syscall_filter(file_writes=bool(writable) and landlocked)
         report["syscall_filter"] = "active"
     except OSError as exc:
         report["syscall_filter"] = f"degraded: {exc.strerror or exc}"

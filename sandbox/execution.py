@@ -60,6 +60,11 @@ class Execution(BaseModel):
     cpu_s: float = 0.0
     peak_memory_bytes: int = 0
     tool_calls: list[ToolCallRecord] = Field(default_factory=list)
+    confinement: dict[str, str] = Field(
+        default_factory=dict,
+        description="Each mechanism's state in the worker that ran the script: 'active', "
+        "'off' (switched off by the policy) or 'degraded: <why>' (not possible here).",
+    )
     worker_restarted: bool = Field(
         False,
         description="The session's previous worker had died, so this run started in a "

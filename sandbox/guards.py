@@ -5,11 +5,17 @@ can reach the host through these functions:
 
 - ``guarded_getattr`` (``_getattr_`` and the ``getattr`` builtin): refuses underscore
   names, frame/code/traceback attributes, ``mro`` of classes and ``obj`` of exceptions,
-  and hands out a ``str.format`` that cannot walk into ``__class__``;
+  hands out a ``str.format`` that cannot walk into ``__class__`` (however it was
+  reached, ``super()`` included) and an ``__init__`` that only initialises the
+  script's own objects;
+- ``safe_type`` (``type(x)`` and ``x.__class__``): metaclasses and the sandbox's own
+  classes are shown as stand-ins that cannot create anything;
 - ``guarded_write`` (``_write_``): attribute stores only on the script's own objects;
 - ``reraise_control`` (``_reraise_control_``): re-raises the sandbox's control
   exceptions at the start of every ``except`` block;
-- ``build_class`` (``__build_class__``): records the classes a script defines.
+- ``build_class`` (``__build_class__``): records the classes a script defines;
+- ``check_match_class``: what a class pattern with positional sub-patterns matches
+  against, so that ``__match_args__`` cannot name an attribute the guards refuse.
 
 Worker side: standard library only.
 """
@@ -19,15 +25,17 @@ from __future__ import annotations
 import _string  # type: ignore[import-not-found]
 import builtins
 import decimal
+import os
 import string
 import sys
 import types
+import weakref
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from RestrictedPython.transformer import INSPECT_ATTRIBUTES
 
-from .compiler import READABLE_DUNDERS
+from .compiler import READABLE_DUNDERS, RUNTIME_CHECKED_ATTRS
 
 #: Module name a script's globals carry; classes defined by the script get it too.
 SCRIPT_MODULE = "__main__"
@@ -42,12 +50,36 @@ class ScriptExit(ControlFlow):
 
 
 class LimitExceeded(ControlFlow):
-    """A limit was hit inside the worker (CPU, output, tool calls, result size)."""
+    """A limit was hit inside the worker (CPU, output, tool calls, result size).
+
+    A script can get hold of this class (``__exit__`` receives it) and raise its own
+    instances: only those created by the sandbox's own modules carry their code and
+    message to the host; any other reports itself as a policy violation.
+    """
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
-        self.code = code
-        self.message = message
+        caller = sys._getframe(1).f_code.co_filename
+        if os.path.dirname(caller) == _SANDBOX_DIR:
+            _issued_limits[self] = (code, message)
+
+    @property
+    def code(self) -> str:
+        return _issued_limits.get(self, _FORGED_LIMIT)[0]
+
+    @property
+    def message(self) -> str:
+        return _issued_limits.get(self, _FORGED_LIMIT)[1]
+
+
+_SANDBOX_DIR = os.path.dirname(os.path.abspath(__file__))
+_FORGED_LIMIT = (
+    "policy_violation",
+    "the script raised the sandbox's own limit exception; limits are reported by the sandbox",
+)
+_issued_limits: weakref.WeakKeyDictionary[LimitExceeded, tuple[str, str]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 class ToolError(Exception):
@@ -129,22 +161,24 @@ _NO_DEFAULT = object()
 def guarded_getattr(obj: Any, name: Any, default: Any = _NO_DEFAULT) -> Any:
     """``_getattr_`` and the script's ``getattr``."""
     name = _check_attr_name(name)
-    if name in ("format", "format_map"):
-        if isinstance(obj, str):
-            return _bound_safe_format(obj, name)
-        if isinstance(obj, _real_type) and issubclass(obj, str):
-            return _safe_format_unbound if name == "format" else _safe_format_map_unbound
-    elif name == "obj" and isinstance(obj, BaseException):
+    # ``super(C, x).name`` finds the same attributes as ``x.name``: check ``x``.
+    target = obj.__self__ if isinstance(obj, super) else obj  # type: ignore[attr-defined]
+    if name == "obj" and isinstance(target, BaseException):
         raise ForbiddenAttribute(
             "the 'obj' attribute of exceptions is not available in the sandbox"
         )
-    elif name == "mro" and isinstance(obj, _real_type):
+    if name == "mro" and isinstance(target, _real_type):
         raise ForbiddenAttribute("'mro' is not available in the sandbox")
-    elif name == "__class__":
+    if name == "__class__":
         return safe_type(obj)
-    if default is _NO_DEFAULT:
-        return getattr(obj, name)
-    return getattr(obj, name, default)
+    if name == "__init__":
+        return _checked_init(getattr(obj, name), target)
+    value = getattr(obj, name) if default is _NO_DEFAULT else getattr(obj, name, default)
+    if name in ("format", "format_map"):
+        # Whatever the route (``s.format``, ``super(S, s).format``, ``str.format``),
+        # the native formatter never reaches the script.
+        return _safe_format_method(value)
+    return value
 
 
 def safe_hasattr(obj: Any, name: Any) -> bool:
@@ -200,20 +234,41 @@ def _needs_safe_formatting(template: str) -> bool:
     return False
 
 
-def _bound_safe_format(template: str, name: str) -> Callable[..., str]:
+def _bound_safe_format(template: str, name: str, native: Callable[..., str]) -> Callable[..., str]:
     if not _needs_safe_formatting(template):
-        return getattr(template, name)  # type: ignore[no-any-return]
+        return native
     if name == "format":
         return lambda *args, **kwargs: _formatter.vformat(template, args, kwargs)
     return lambda mapping: _formatter.vformat(template, (), mapping)
 
 
-def _safe_format_unbound(template: str, *args: Any, **kwargs: Any) -> str:
-    return _bound_safe_format(template, "format")(*args, **kwargs)
+def _safe_format_unbound(template: Any, *args: Any, **kwargs: Any) -> str:
+    if not isinstance(template, str):
+        raise TypeError("str.format() needs a str as its first argument")
+    native = str.format.__get__(template)
+    return _bound_safe_format(template, "format", native)(*args, **kwargs)
 
 
-def _safe_format_map_unbound(template: str, mapping: Mapping[str, Any]) -> str:
-    return _bound_safe_format(template, "format_map")(mapping)
+def _safe_format_map_unbound(template: Any, mapping: Mapping[str, Any]) -> str:
+    if not isinstance(template, str):
+        raise TypeError("str.format_map() needs a str as its first argument")
+    native = str.format_map.__get__(template)
+    return _bound_safe_format(template, "format_map", native)(mapping)
+
+
+_NATIVE_FORMATS = {str.format: _safe_format_unbound, str.format_map: _safe_format_map_unbound}
+
+
+def _safe_format_method(value: Any) -> Any:
+    if isinstance(value, types.MethodDescriptorType) and value in _NATIVE_FORMATS:
+        return _NATIVE_FORMATS[value]
+    if (
+        isinstance(value, types.BuiltinMethodType)
+        and isinstance(value.__self__, str)
+        and value.__name__ in ("format", "format_map")
+    ):
+        return _bound_safe_format(value.__self__, value.__name__, value)
+    return value
 
 
 # -- type() with one argument --------------------------------------------------------
@@ -242,11 +297,138 @@ class SafeType(metaclass=_TypeMeta):
 
 
 def safe_type(obj: Any) -> Any:
-    """``type(obj)``, except that metaclasses are reported as the sandbox's ``type``."""
+    """``type(obj)``, except that metaclasses are reported as the sandbox's ``type`` and
+    the sandbox's own classes by a stand-in (see :func:`_opaque`)."""
     cls = _real_type(obj)
     if issubclass(cls, _real_type):
         return SafeType
+    if _is_sandbox_class(cls):
+        return _opaque(cls)
     return cls
+
+
+# -- the sandbox's own classes ----------------------------------------------------------
+# Their constructors and initialisers take arguments the script must not choose (a
+# file wrapper's mount table, a proxy's members): scripts hold their instances but
+# neither the classes nor ``__init__``.
+
+
+def _is_sandbox_class(cls: type) -> bool:
+    module = cls.__dict__.get("__module__")
+    return (
+        isinstance(module, str)
+        and (module == "sandbox" or module.startswith("sandbox."))
+        and cls is not ToolError
+    )
+
+
+class _OpaqueMeta(_real_type):
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, cls._sandbox_target)  # type: ignore[attr-defined]
+
+    def __subclasscheck__(cls, sub: Any) -> bool:
+        return issubclass(sub, cls._sandbox_target)  # type: ignore[attr-defined]
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError(f"{cls.__name__} objects cannot be created directly in the sandbox")
+
+    def __repr__(cls) -> str:
+        return f"<class {cls.__qualname__!r}>"
+
+
+_opaque_classes: weakref.WeakKeyDictionary[type, type] = weakref.WeakKeyDictionary()
+
+
+def _opaque(cls: type) -> type:
+    """What ``type()`` shows for one of the sandbox's classes: the builtin exception it
+    stands for, or a class with its name that only answers ``isinstance``."""
+    if issubclass(cls, BaseException):
+        return next(c for c in cls.__mro__ if c.__module__ == "builtins")
+    stand_in = _opaque_classes.get(cls)
+    if stand_in is None:
+        namespace = {"__slots__": (), "_sandbox_target": cls, "__module__": cls.__module__}
+        stand_in = _OpaqueMeta(cls.__name__, (), namespace)
+        stand_in.__qualname__ = cls.__qualname__
+        _opaque_classes[cls] = stand_in
+    return stand_in
+
+
+def _checked_init(init: Any, target: Any) -> Any:
+    """``x.__init__`` for the script: never one that would re-initialise an object the
+    script did not create (``super().__init__()`` and ``Base.__init__(self)`` work)."""
+    if isinstance(target, _real_type):
+        if _is_sandbox_class(target):
+            raise ForbiddenAttribute("'__init__' of the sandbox's classes is not available")
+        if _is_script_class(target):
+            return init
+
+        def init_own_object(self: Any, *args: Any, **kwargs: Any) -> Any:
+            _check_own(self)
+            return init(self, *args, **kwargs)
+
+        return init_own_object
+    _check_own(target)
+    return init
+
+
+def _check_own(obj: Any) -> None:
+    try:
+        guarded_write(obj)
+    except TypeError:
+        raise ForbiddenAttribute(
+            f"'__init__' cannot re-initialise {_real_type(obj).__name__!r} objects in the "
+            "sandbox; only objects of classes defined in the script"
+        ) from None
+
+
+# -- class patterns ------------------------------------------------------------------
+
+
+class _MatchClassMeta(_real_type):
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, cls._sandbox_target)  # type: ignore[attr-defined]
+
+    def __subclasscheck__(cls, sub: Any) -> bool:
+        return issubclass(sub, cls._sandbox_target)  # type: ignore[attr-defined]
+
+
+_match_classes: weakref.WeakKeyDictionary[type, tuple[tuple[str, ...], type]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def check_match_class(cls: Any) -> Any:
+    """The class a ``case cls(p1, p2)`` pattern matches against.
+
+    Positional sub-patterns read the attributes named by ``cls.__match_args__`` natively.
+    Those names are checked here, and the pattern gets a stand-in class holding the
+    checked tuple, so that nothing the script runs between this check and the match can
+    change which attributes are read. The compiler calls this by name.
+    """
+    if not isinstance(cls, _real_type):
+        return cls  # the interpreter reports the error
+    try:
+        args = cls.__match_args__  # type: ignore[attr-defined]
+    except AttributeError:
+        return cls
+    if _real_type(args) is not tuple:
+        raise TypeError(f"{cls.__name__}.__match_args__ must be a tuple")
+    for name in args:
+        if _real_type(name) is not str:
+            raise TypeError(f"{cls.__name__}.__match_args__ must hold str names")
+        if name.startswith("_") or name in _FORBIDDEN_ATTRS or name in RUNTIME_CHECKED_ATTRS:
+            raise ForbiddenAttribute(
+                f"{cls.__name__}() cannot be matched by position in the sandbox: its "
+                f"__match_args__ names the attribute {name!r}"
+            )
+    cached = _match_classes.get(cls)
+    if cached is not None and cached[0] == args:
+        return cached[1]
+    namespace = {"__match_args__": args, "_sandbox_target": cls, "__slots__": ()}
+    stand_in = _MatchClassMeta(cls.__name__, (), namespace)
+    stand_in.__qualname__ = cls.__qualname__
+    _match_classes[cls] = (args, stand_in)
+    return stand_in
 
 
 _SAFE_BUILTIN_NAMES = [

@@ -10,10 +10,11 @@ records and logs.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import tomllib
 from pathlib import Path
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -51,8 +52,51 @@ class Limits(BaseModel):
         return self
 
 
+class Layers(BaseModel):
+    """The defence layers; each is on by default. Switching one off is for research."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    language: bool = Field(
+        True,
+        description="RestrictedPython transform, guards and module proxies; off = the "
+        "script runs as plain Python in the worker.",
+    )
+    os: bool = Field(
+        True,
+        description="Worker confinement: empty environment, closed descriptors, syscall "
+        "filter, filesystem confinement; off = only rlimits and the wall clock.",
+    )
+
+
+class Mount(BaseModel):
+    """A host directory visible to scripts at ``sandbox_path``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    sandbox_path: str = Field(description="Absolute path inside the sandbox, e.g. /data.")
+    host_path: str = Field(
+        description="Host directory (relative paths: from the working "
+        "directory when the sandbox starts)."
+    )
+    mode: Literal["ro", "rw"] = "ro"
+    max_bytes: int = Field(
+        10 * 1024 * 1024, ge=0, description="Bytes a session may write under this mount (rw)."
+    )
+
+    @field_validator("sandbox_path")
+    @classmethod
+    def _absolute(cls, value: str) -> str:
+        if not value.startswith("/") or value == "/":
+            raise ValueError("must be an absolute path other than /")
+        parts = [p for p in value.split("/") if p]
+        if any(p in (".", "..") for p in parts):
+            raise ValueError("must not contain . or .. components")
+        return "/" + "/".join(parts)
+
+
 class SandboxPolicy(BaseModel):
-    """Which modules and builtins a script gets, and its limits. Frozen."""
+    """Which modules and builtins a script gets, its limits, layers and mounts. Frozen."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -64,6 +108,17 @@ class SandboxPolicy(BaseModel):
         default=tuple(sorted(BUILTIN_NAMES)), description="Builtins a script sees."
     )
     limits: Limits = Field(default_factory=Limits)
+    layers: Layers = Field(default_factory=Layers)
+    mounts: tuple[Mount, ...] = Field(default=(), description="Host directories for scripts.")
+
+    @field_validator("mounts")
+    @classmethod
+    def _distinct_mounts(cls, value: tuple[Mount, ...]) -> tuple[Mount, ...]:
+        paths = sorted(m.sandbox_path for m in value)
+        for a, b in itertools.pairwise(paths):
+            if a == b or b.startswith(a + "/"):
+                raise ValueError(f"mounts {a!r} and {b!r} overlap")
+        return value
 
     @field_validator("modules")
     @classmethod
@@ -133,11 +188,29 @@ class SandboxPolicy(BaseModel):
                 raise PolicyError(f"{source}: extends: unknown preset {base!r}")
             merged = cls.preset(base).model_dump(mode="json")
             limits = {**merged["limits"], **data.pop("limits", {})}
-            data = {**merged, **data, "limits": limits}
+            layers = {**merged["layers"], **data.pop("layers", {})}
+            data = {**merged, **data, "limits": limits, "layers": layers}
         try:
             return cls.model_validate(data)
         except ValidationError as exc:
             raise PolicyError(f"{source}: {_describe(exc)}") from None
+
+    def with_layers(self, **changes: bool) -> SandboxPolicy:
+        """A copy with some layers switched (``language=False``, ``os=False``)."""
+        try:
+            layers = Layers.model_validate({**self.layers.model_dump(), **changes})
+        except ValidationError as exc:
+            raise PolicyError(f"layers: {_describe(exc)}") from None
+        return self.model_copy(update={"layers": layers})
+
+    def with_mounts(self, *mounts: Mount) -> SandboxPolicy:
+        """A copy with ``mounts`` added."""
+        try:
+            return SandboxPolicy.model_validate(
+                {**self.model_dump(), "mounts": [*self.mounts, *mounts]}
+            )
+        except ValidationError as exc:
+            raise PolicyError(_describe(exc)) from None
 
     def with_limits(self, **changes: Any) -> SandboxPolicy:
         """A copy with some limits changed (validated)."""
@@ -155,10 +228,20 @@ class SandboxPolicy(BaseModel):
         return hashlib.sha256(b"codeact-policy-v1\n" + canonical.encode()).hexdigest()
 
     def worker_config(self) -> dict[str, Any]:
-        """What the zygote and its workers need (plain JSON)."""
+        """What the zygote and its workers need (plain JSON); mount paths made absolute."""
+        mounts = []
+        for mount in self.mounts:
+            host = Path(mount.host_path).expanduser().resolve()
+            if not host.is_dir():
+                raise PolicyError(
+                    f"mounts: {mount.sandbox_path}: host directory {host} does not exist"
+                )
+            mounts.append({**mount.model_dump(), "host_path": str(host)})
         return {
             "modules": list(self.modules),
             "builtins": list(self.builtins),
+            "layers": self.layers.model_dump(),
+            "mounts": mounts,
             "limits": self.limits.model_dump(mode="json"),
             "max_request_bytes": self.limits.source_bytes * 4 + self.limits.result_bytes + 65536,
         }

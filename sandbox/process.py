@@ -95,9 +95,12 @@ class Zygote:
         host_end, zygote_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         root = str(Path(__file__).resolve().parent.parent)
         boot = _BOOT.format(root=root, fd=zygote_end.fileno())
+        # A forked worker's /proc/self/environ shows the zygote's original environment,
+        # so the zygote itself starts with none (the OS layer off keeps the host's).
+        os_layer = worker_config.get("layers", {}).get("os", True)
         self._proc = subprocess.Popen(
             [sys.executable, "-I", "-X", "utf8", "-c", boot],
-            env={},
+            env={} if os_layer else dict(os.environ),
             pass_fds=[zygote_end.fileno()],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,

@@ -19,7 +19,15 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import Any
 
-from .compiler import GETATTR, LAST_EXPR, RERAISE, WRITE, CompileFailure, compile_script
+from .compiler import (
+    GETATTR,
+    LAST_EXPR,
+    RERAISE,
+    WRITE,
+    CompileFailure,
+    compile_plain,
+    compile_script,
+)
 from .guards import (
     SCRIPT_MODULE,
     LimitExceeded,
@@ -62,14 +70,25 @@ class ScriptRuntime:
         builtin_names: list[str],
         import_: Callable[..., Any],
         call_host: Callable[[dict[str, Any]], dict[str, Any]],
+        *,
+        language: bool = True,
+        open_: Callable[..., Any] | None = None,
     ) -> None:
         self.limits = limits
         self._call_host = call_host
-        catalog = builtin_catalog()
-        safe_builtins = {name: catalog[name] for name in builtin_names}
-        safe_builtins.update(__build_class__=build_class, __import__=import_, print=self._print)
+        self._language = language
+        if language:
+            catalog = builtin_catalog()
+            script_builtins = {name: catalog[name] for name in builtin_names}
+            script_builtins.update(__build_class__=build_class, __import__=import_)
+            if open_ is not None:
+                script_builtins["open"] = open_
+        else:
+            # The language layer is switched off: plain Python with the real builtins.
+            script_builtins = dict(vars(builtins))
+        script_builtins["print"] = self._print
         self.globals: dict[str, Any] = {
-            "__builtins__": safe_builtins,
+            "__builtins__": script_builtins,
             "__name__": SCRIPT_MODULE,
             GETATTR: guarded_getattr,
             WRITE: guarded_write,
@@ -196,7 +215,7 @@ class ScriptRuntime:
             # One file name per distinct script, so tracebacks point at the right text.
             count = len(self._sources) + 1
             filename = "<script>" if count == 1 else f"<script#{count}>"
-            compiled = compile_script(source, filename)
+            compiled = (compile_script if self._language else compile_plain)(source, filename)
             if isinstance(compiled, CompileFailure):
                 code = "syntax_error" if compiled.kind == "syntax" else "policy_violation"
                 return self._done({"type": "error", "message": compiled.message}, code, cpu_start)

@@ -18,6 +18,7 @@ import time
 from typing import Any, NoReturn
 
 from .confine import confine
+from .files import Mounts, make_open
 from .modules import ModuleProxy, make_import, reseed_random
 from .runtime import ScriptRuntime, install_cpu_handlers
 from .wire import ChannelClosed, FrameReader
@@ -42,11 +43,15 @@ def _frame(message: Any) -> bytes:
     return len(payload).to_bytes(4, "big") + payload
 
 
-def serve(channel_fd: int, config: dict[str, Any], proxies: dict[str, ModuleProxy]) -> NoReturn:
+def serve(
+    channel_fd: int, config: dict[str, Any], proxies: dict[str, ModuleProxy], mounts: Mounts
+) -> NoReturn:
     """Run the worker's life on ``channel_fd``; never returns."""
     try:
         limits = config["limits"]
-        report = confine(channel_fd, limits)
+        layers = config.get("layers", {"language": True, "os": True})
+        report = confine(channel_fd, limits, os_layer=layers["os"], mounts=config.get("mounts", []))
+        report["language"] = "active" if layers["language"] else "off"
         reseed_random()
         sock = socket.socket(fileno=channel_fd)
         reader = FrameReader(sock, max_frame=int(config["max_request_bytes"]))
@@ -60,8 +65,15 @@ def serve(channel_fd: int, config: dict[str, Any], proxies: dict[str, ModuleProx
 
         # A throwaway run while this worker waits as a spare: the pages a run touches
         # are copied from the zygote now rather than during the session's first run.
-        ScriptRuntime(limits, config["builtins"], make_import(proxies), call_host).run(_WARM_UP)
-        runtime = ScriptRuntime(limits, config["builtins"], make_import(proxies), call_host)
+        options: dict[str, Any] = {
+            "language": layers["language"],
+            "open_": make_open(mounts) if mounts else None,
+        }
+        builtin_names = config["builtins"]
+        ScriptRuntime(limits, builtin_names, make_import(proxies), call_host, **options).run(
+            _WARM_UP
+        )
+        runtime = ScriptRuntime(limits, builtin_names, make_import(proxies), call_host, **options)
         install_cpu_handlers(runtime)
         sys.setrecursionlimit(int(limits["recursion_depth"]) + RECURSION_MARGIN)
         sock.sendall(

@@ -28,6 +28,7 @@ import traceback
 from typing import Any
 
 from .compiler import compile_script
+from .files import Mounts, module_members
 from .modules import build_proxies
 from .worker import serve
 
@@ -67,7 +68,8 @@ def main(ctrl_fd: int) -> None:
     ctrl = socket.socket(fileno=ctrl_fd)
     config = json.loads(ctrl.recv(1 << 20))
     try:
-        proxies = build_proxies(config["modules"])
+        mounts = Mounts(config.get("mounts", []))
+        proxies = build_proxies(config["modules"], module_members(mounts))
         compile_script(_WARM_UP, "<warm-up>")
         # Keep the collector away from everything imported so far: workers then share
         # those pages with the zygote instead of copying them on first GC pass.
@@ -101,7 +103,7 @@ def main(ctrl_fd: int) -> None:
                     signal.set_wakeup_fd(-1)
                     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
                     ctrl.detach()
-                    serve(fds[0], config, proxies)
+                    serve(fds[0], config, proxies, mounts)
                 os.close(fds[0])
                 children.add(pid)
                 _send(ctrl, {"op": "forked", "id": request.get("id"), "pid": pid})

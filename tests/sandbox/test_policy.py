@@ -69,7 +69,7 @@ def test_json_file(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "needle"),
     [
-        ('modules = ["os"]', "modules: unknown module(s) 'os'"),
+        ('modules = ["subprocess"]', "modules: unknown module(s) 'subprocess'"),
         ('modules = ["math"]\n[limits]\nwall_s = -1', "limits.wall_s"),
         ('modules = ["math"]\n[limits]\nwal_s = 1', "limits.wal_s"),
         ('modules = ["math"]\nbuiltins = ["open"]', "builtins: unknown builtin(s) 'open'"),

@@ -182,11 +182,11 @@ def test_gate_decides_each_call_and_its_wait_is_not_timed(sb: Sandbox) -> None:
         return "too expensive" if arguments.get("item") == "cloak" else None
 
     with sb.session(tools=TOOLS, gate=gate) as s:
-        ex = s.run("a = lookup_price('wand')\ntry:\n    lookup_price('cloak')\n"
-                   "except PermissionError as e:\n    final_result([a, str(e)])")
-    assert ex.output == FinalResult(
-        value=[10.0, "lookup_price() was not approved: too expensive"]
-    )
+        ex = s.run(
+            "a = lookup_price('wand')\ntry:\n    lookup_price('cloak')\n"
+            "except PermissionError as e:\n    final_result([a, str(e)])"
+        )
+    assert ex.output == FinalResult(value=[10.0, "lookup_price() was not approved: too expensive"])
     assert seen == [("lookup_price", {"item": "wand"}), ("lookup_price", {"item": "cloak"})]
     assert [r.ok for r in ex.tool_calls] == [True, False]
 

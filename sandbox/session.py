@@ -1,0 +1,261 @@
+"""Session: one worker's life — scripts run one after another and share variables.
+
+``Session.run`` sends a script, serves the worker's tool calls, enforces the wall-clock
+and hard CPU limits itself by killing the worker's process group, and returns an
+:class:`Execution` whatever happens.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import select
+import threading
+import time
+from types import TracebackType
+from typing import TYPE_CHECKING, Self
+
+from .execution import ErrorCode, Execution, ToolCallRecord
+from .limits_text import explain
+from .messages import parse_worker_message
+from .output import Error, ScriptOutput
+from .process import SandboxError, WorkerHandle
+from .tools import ToolSet
+from .wire import ChannelClosed, FrameTooLarge, encode
+
+if TYPE_CHECKING:
+    from .host import Sandbox
+
+#: How often a waiting run checks the worker's CPU time.
+_POLL_S = 0.05
+_SIGNAL_NAMES = {
+    9: "SIGKILL",
+    6: "SIGABRT",
+    11: "SIGSEGV",
+    24: "SIGXCPU",
+    31: "SIGSYS",
+    7: "SIGBUS",
+}
+
+
+class Session:
+    """One worker's life: scripts run one after another and share their variables."""
+
+    def __init__(
+        self, sandbox: Sandbox, tools: ToolSet, loop: asyncio.AbstractEventLoop | None
+    ) -> None:
+        self._sandbox = sandbox
+        self._tools = tools
+        self._loop = loop
+        self._limits = sandbox.policy.limits
+        self._worker: WorkerHandle | None = None
+        self._worker_cpu = 0.0
+        self.confinement: dict[str, str] = {}
+        self._worker_lost = False
+        self._closed = False
+        self._run_lock = threading.Lock()
+        self._start_worker()
+
+    def _start_worker(self) -> None:
+        worker, self._worker_cpu = self._sandbox._acquire()
+        self.confinement = self._sandbox._confinement
+        worker.sock.sendall(encode({"op": "init", "tools": self._tools.names}))
+        self._worker = worker
+
+    @property
+    def pid(self) -> int | None:
+        """The current worker's process id."""
+        return self._worker.pid if self._worker else None
+
+    def run(self, source: str) -> Execution:
+        """Run ``source`` in this session's worker and report what happened."""
+        with self._run_lock:
+            if self._closed:
+                raise SandboxError("the session is closed")
+            restarted = False
+            if self._worker is None:
+                self._start_worker()
+                restarted = self._worker_lost
+                self._worker_lost = False
+            size = len(source.encode("utf-8", "surrogatepass"))
+            if size > self._limits.source_bytes:
+                return Execution(
+                    output=Error(message=explain("source_limit", self._limits.model_dump())),
+                    error_code=ErrorCode.POLICY_VIOLATION,
+                    worker_restarted=restarted,
+                )
+            execution = self._drive(source)
+            if restarted:
+                execution = execution.model_copy(update={"worker_restarted": True})
+            return execution
+
+    def kill(self) -> None:
+        """Kill the current worker now (a running ``run`` returns promptly)."""
+        worker = self._worker
+        if worker is not None:
+            worker.kill()
+
+    def close(self) -> None:
+        """End the session and kill its worker."""
+        self._closed = True
+        worker, self._worker = self._worker, None
+        if worker is not None:
+            worker.close()
+            if self._sandbox._zygote is not None:
+                self._sandbox._zygote.forget(worker.pid)
+        self._sandbox._forget(self)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # -- the run loop ------------------------------------------------------------------
+    def _drive(self, source: str) -> Execution:
+        worker = self._worker
+        assert worker is not None
+        limits = self._limits
+        records: list[ToolCallRecord] = []
+        started = time.perf_counter()
+        deadline = started + limits.wall_s
+        # The worker's own CPU clock at the end of its previous message; /proc is read
+        # only when a run lasts longer than one poll interval.
+        cpu_start = self._worker_cpu
+        tool_time = 0.0
+        try:
+            worker.sock.sendall(encode({"op": "run", "source": source}))
+            while True:
+                if not worker.reader.pending():
+                    remaining = deadline - time.perf_counter()
+                    if remaining <= 0:
+                        return self._killed(worker, ErrorCode.TIMEOUT, started, records, tool_time)
+                    ready, _, _ = select.select([worker.sock], [], [], min(remaining, _POLL_S))
+                    if not ready:
+                        cpu = worker.cpu_seconds()
+                        if cpu is not None and cpu - cpu_start > limits.cpu_hard_s:
+                            return self._killed(
+                                worker, ErrorCode.CPU_LIMIT, started, records, tool_time
+                            )
+                        continue
+                message = parse_worker_message(worker.reader.read_frame())
+                if message.op == "call":
+                    outcome = self._tools.invoke(
+                        message.name,
+                        message.args,
+                        message.keywords,
+                        timeout=limits.tool_timeout_s,
+                        executor=self._executor(),
+                        loop=self._loop or self._sandbox._async_loop(),
+                        max_result_bytes=limits.result_bytes,
+                    )
+                    records.append(outcome.record)
+                    # Time spent in host tools does not count against the script.
+                    tool_time += outcome.elapsed_s
+                    deadline += outcome.elapsed_s
+                    worker.sock.sendall(encode(outcome.reply))
+                elif message.op == "crash":
+                    raise ValueError(f"worker error: {message.message}")
+                elif message.op == "done":
+                    self._worker_cpu = message.process_cpu_s
+                    # Every field is already validated: skip a second validation pass.
+                    return Execution.model_construct(
+                        output=ScriptOutput.decode(message.output),
+                        stdout=message.stdout,
+                        stdout_truncated=message.stdout_truncated,
+                        error_code=message.error_code,
+                        duration_s=time.perf_counter() - started - tool_time,
+                        cpu_s=message.cpu_s,
+                        peak_memory_bytes=message.peak_memory_bytes,
+                        tool_calls=records,
+                        confinement=self.confinement,
+                        worker_restarted=False,
+                    )
+                else:
+                    raise ValueError(f"unexpected {message.op!r} message during a run")
+        except (ChannelClosed, OSError):
+            return self._died(worker, started, records, tool_time, detail=None)
+        except (FrameTooLarge, ValueError) as exc:
+            worker.kill()
+            return self._died(worker, started, records, tool_time, detail=str(exc))
+
+    def _executor(self) -> concurrent.futures.Executor:
+        executor = self._sandbox._executor
+        if executor is None:
+            raise SandboxError("the sandbox is closed")
+        return executor
+
+    def _retire(self, worker: WorkerHandle) -> int:
+        peak = worker.memory_bytes() or 0
+        worker.close()
+        self._worker = None
+        self._worker_lost = True
+        return peak
+
+    def _killed(
+        self,
+        worker: WorkerHandle,
+        code: ErrorCode,
+        started: float,
+        records: list[ToolCallRecord],
+        tool_time: float,
+    ) -> Execution:
+        cpu = worker.cpu_seconds() or 0.0
+        peak = self._retire(worker)
+        if self._sandbox._zygote is not None:
+            self._sandbox._zygote.forget(worker.pid)
+        return Execution(
+            output=Error(message=explain(code.value, self._limits.model_dump())),
+            error_code=code,
+            duration_s=time.perf_counter() - started - tool_time,
+            cpu_s=cpu,
+            peak_memory_bytes=peak,
+            tool_calls=records,
+            confinement=self.confinement,
+        )
+
+    def _died(
+        self,
+        worker: WorkerHandle,
+        started: float,
+        records: list[ToolCallRecord],
+        tool_time: float,
+        detail: str | None,
+    ) -> Execution:
+        killed_by_host = worker.killed_by_host
+        peak = self._retire(worker)
+        zygote = self._sandbox._zygote
+        status = zygote.exit_status(worker.pid, timeout=2.0) if zygote else None
+        signum = (status or {}).get("signal")
+        code = ErrorCode.WORKER_CRASHED
+        if signum in (24,) or (signum == 9 and not killed_by_host and detail is None):
+            code = ErrorCode.CPU_LIMIT  # SIGXCPU, then SIGKILL at the kernel's hard limit
+        if killed_by_host and detail is None:
+            code = ErrorCode.CANCELLED
+            message = "The run was cancelled and its worker was killed."
+        elif code is ErrorCode.CPU_LIMIT:
+            message = explain("cpu_limit", self._limits.model_dump())
+        else:
+            how = (
+                f"killed by {_SIGNAL_NAMES.get(signum, f'signal {signum}')}"
+                if signum
+                else f"exited ({detail or 'channel closed'})"
+            )
+            message = (
+                f"The sandbox worker running the script died ({how}). This usually "
+                "means a crash in C code, e.g. very deep recursion; variables from "
+                "earlier runs are lost."
+            )
+        return Execution(
+            output=Error(message=message),
+            error_code=code,
+            duration_s=time.perf_counter() - started - tool_time,
+            peak_memory_bytes=peak,
+            tool_calls=records,
+            confinement=self.confinement,
+        )

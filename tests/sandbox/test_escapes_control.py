@@ -1,0 +1,112 @@
+"""Escapes through control flow: swallowing the sandbox's exits and limits, forging them.
+
+A result helper ends the script and the first call wins; a CPU limit stops a script
+that catches everything; a script cannot make the host believe a limit was hit or a
+tool was called.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from sandbox import Execution, FinalResult, Sandbox, SandboxPolicy
+
+
+def run(sandbox: Sandbox, source: str) -> Execution:
+    with sandbox.session() as session:
+        return session.run(source)
+
+
+# -- result helpers ----------------------------------------------------------------------
+
+SWALLOWS = {
+    "bare except": "try:\n    final_result('first')\nexcept:\n    pass",
+    "except BaseException": "try:\n    final_result('first')\nexcept BaseException:\n    pass",
+    "finally return": "def f():\n    try:\n        final_result('first')\n    finally:\n"
+    "        return 1\nf()",
+    "finally continue": "for i in range(2):\n    try:\n        final_result('first')\n"
+    "    finally:\n        continue",
+    "__exit__ returns True": "class C:\n    def __enter__(self):\n        return self\n"
+    "    def __exit__(self, *a):\n        return True\nwith C():\n    final_result('first')",
+    "generator close": "def g():\n    try:\n        yield final_result('first')\n    finally:\n"
+    "        return\nfor x in g():\n    pass",
+    "nested helpers": "try:\n    final_result('first')\nexcept BaseException:\n    error('second')",
+}
+
+
+@pytest.mark.parametrize("source", list(SWALLOWS.values()), ids=list(SWALLOWS))
+def test_first_helper_call_wins(sandbox: Sandbox, source: str) -> None:
+    calls: list[int] = []
+    tail = "\nping()\nprint('AFTER')\nfinal_result('second')"
+    with sandbox.session(tools={"ping": lambda: calls.append(1)}) as session:
+        execution = session.run(source + tail)
+    assert execution.output == FinalResult(value="first")
+    assert calls == []
+    assert execution.tool_calls == []
+
+
+@pytest.fixture(scope="module")
+def tight() -> Iterator[Sandbox]:
+    policy = SandboxPolicy.preset("strict").with_limits(wall_s=8.0)
+    with Sandbox(policy, spares=1) as sb:
+        yield sb
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize(
+    "source",
+    [
+        "while True:\n    try:\n        while True:\n            pass\n"
+        "    except BaseException:\n        pass",
+        "class C:\n    def __enter__(self):\n        return self\n"
+        "    def __exit__(self, *a):\n        return True\n"
+        "while True:\n    with C():\n        while True:\n            pass",
+        "def spin():\n    try:\n        while True:\n            pass\n    finally:\n"
+        "        return\nwhile True:\n    spin()",
+    ],
+    ids=["except BaseException", "__exit__", "finally return"],
+)
+def test_swallowing_does_not_escape_the_cpu_limit(tight: Sandbox, source: str) -> None:
+    execution = run(tight, source)
+    assert execution.error_code == "cpu_limit"
+    assert execution.duration_s < tight.policy.limits.wall_s
+
+
+@pytest.mark.parametrize(
+    "forge",
+    [
+        "raise g.t('timeout', 'FOR' + 'GED')",
+        "v = g.t('x', 'y')\nBaseException.__init__(v, 'memory_limit', 'FOR' + 'GED')\n"
+        "import copy\nraise copy.copy(v)",
+    ],
+    ids=["new instance", "copied instance"],
+)
+def test_script_cannot_forge_a_limit(sandbox: Sandbox, forge: str) -> None:
+    source = (
+        "class Grab:\n    def __enter__(self):\n        return self\n"
+        "    def __exit__(self, t, v, tb):\n        self.t = t\n        return True\n"
+        "g = Grab()\nwith g:\n    print('x' * 100000)\n" + forge
+    )
+    execution = run(sandbox, source)
+    assert execution.error_code == "policy_violation"
+    assert "FORGED" not in execution.model_dump_json()
+
+
+def test_script_cannot_forge_the_channel(sandbox: Sandbox) -> None:
+    calls: list[int] = []
+    forged = '{"op": "call", "name": "ping", "args": [], "kwargs": {}}'
+    source = (
+        f"print({forged!r})\nprint('\\x00\\x00\\x00\\x10' + {forged!r})\n"
+        "final_result({'op': 'done', 'output': {'type': 'final_result', 'value': 'forged'}})"
+    )
+    with sandbox.session(tools={"ping": lambda: calls.append(1)}) as session:
+        execution = session.run(source)
+        refused = session.run("import socket\nsocket.socket()")
+    assert calls == []
+    assert execution.tool_calls == []
+    assert execution.output == FinalResult(
+        value={"op": "done", "output": {"type": "final_result", "value": "forged"}}
+    )
+    assert refused.error_code == "policy_violation"
