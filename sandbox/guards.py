@@ -22,85 +22,22 @@ Worker side: standard library only.
 
 from __future__ import annotations
 
-import _string  # type: ignore[import-not-found]
 import builtins
 import decimal
-import os
-import string
 import sys
 import types
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from RestrictedPython.transformer import INSPECT_ATTRIBUTES
 
 from .compiler import READABLE_DUNDERS, RUNTIME_CHECKED_ATTRS
+from .control import ControlFlow, ForbiddenAttribute, ToolError
+from .safe_format import safe_format_method, use_attribute_guard
 
 #: Module name a script's globals carry; classes defined by the script get it too.
 SCRIPT_MODULE = "__main__"
-
-
-class ControlFlow(BaseException):
-    """Base of the exceptions the sandbox uses to stop a script; scripts cannot catch them."""
-
-
-class ScriptExit(ControlFlow):
-    """A result helper was called: the script ends with the recorded output."""
-
-
-class LimitExceeded(ControlFlow):
-    """A limit was hit inside the worker (CPU, output, tool calls, result size).
-
-    A script can get hold of this class (``__exit__`` receives it) and raise its own
-    instances: only those created by the sandbox's own modules carry their code and
-    message to the host; any other reports itself as a policy violation.
-    """
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        caller = sys._getframe(1).f_code.co_filename
-        if os.path.dirname(caller) == _SANDBOX_DIR:
-            _issued_limits[self] = (code, message)
-
-    @property
-    def code(self) -> str:
-        return _issued_limits.get(self, _FORGED_LIMIT)[0]
-
-    @property
-    def message(self) -> str:
-        return _issued_limits.get(self, _FORGED_LIMIT)[1]
-
-
-_SANDBOX_DIR = os.path.dirname(os.path.abspath(__file__))
-_FORGED_LIMIT = (
-    "policy_violation",
-    "the script raised the sandbox's own limit exception; limits are reported by the sandbox",
-)
-_issued_limits: weakref.WeakKeyDictionary[LimitExceeded, tuple[str, str]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-class ToolError(Exception):
-    """A host tool failed; the message says how."""
-
-
-class PolicyRefusal(Exception):
-    """Mixin marking an exception raised because the policy refused something."""
-
-
-class ForbiddenAttribute(AttributeError, PolicyRefusal):
-    """An attribute the sandbox does not give out."""
-
-
-class ForbiddenImport(ImportError, PolicyRefusal):
-    """A module the policy does not allow."""
-
-
-# Scripts see (and catch) them as the builtin exceptions they extend.
-ForbiddenAttribute.__name__ = ForbiddenAttribute.__qualname__ = "AttributeError"
-ForbiddenImport.__name__ = ForbiddenImport.__qualname__ = "ImportError"
 
 
 _real_type = builtins.type
@@ -177,7 +114,7 @@ def guarded_getattr(obj: Any, name: Any, default: Any = _NO_DEFAULT) -> Any:
     if name in ("format", "format_map"):
         # Whatever the route (``s.format``, ``super(S, s).format``, ``str.format``),
         # the native formatter never reaches the script.
-        return _safe_format_method(value)
+        return safe_format_method(value)
     return value
 
 
@@ -204,71 +141,6 @@ def safe_delattr(obj: Any, name: Any) -> None:
     if name.startswith("_"):
         raise ForbiddenAttribute(f"deleting attribute {name!r} is not allowed in the sandbox")
     delattr(guarded_write(obj), name)
-
-
-# -- str.format without attribute walks -------------------------------------------
-
-
-class _SafeFormatter(string.Formatter):
-    def get_field(self, field_name: str, args: Any, kwargs: Any) -> Any:
-        first, rest = _string.formatter_field_name_split(field_name)
-        obj = self.get_value(first, args, kwargs)
-        for is_attr, key in rest:
-            obj = guarded_getattr(obj, key) if is_attr else obj[key]
-        return obj, first
-
-
-_formatter = _SafeFormatter()
-
-
-def _needs_safe_formatting(template: str) -> bool:
-    # Only ``{x.attr}`` fields and nested fields in format specs can walk attributes;
-    # everything else is left to the native, much faster, str.format.
-    if "." not in template:
-        return False
-    for _, field, spec, _ in _string.formatter_parser(template):
-        if field and "." in field:
-            return True
-        if spec and "{" in spec:
-            return True
-    return False
-
-
-def _bound_safe_format(template: str, name: str, native: Callable[..., str]) -> Callable[..., str]:
-    if not _needs_safe_formatting(template):
-        return native
-    if name == "format":
-        return lambda *args, **kwargs: _formatter.vformat(template, args, kwargs)
-    return lambda mapping: _formatter.vformat(template, (), mapping)
-
-
-def _safe_format_unbound(template: Any, *args: Any, **kwargs: Any) -> str:
-    if not isinstance(template, str):
-        raise TypeError("str.format() needs a str as its first argument")
-    native = str.format.__get__(template)
-    return _bound_safe_format(template, "format", native)(*args, **kwargs)
-
-
-def _safe_format_map_unbound(template: Any, mapping: Mapping[str, Any]) -> str:
-    if not isinstance(template, str):
-        raise TypeError("str.format_map() needs a str as its first argument")
-    native = str.format_map.__get__(template)
-    return _bound_safe_format(template, "format_map", native)(mapping)
-
-
-_NATIVE_FORMATS = {str.format: _safe_format_unbound, str.format_map: _safe_format_map_unbound}
-
-
-def _safe_format_method(value: Any) -> Any:
-    if isinstance(value, types.MethodDescriptorType) and value in _NATIVE_FORMATS:
-        return _NATIVE_FORMATS[value]
-    if (
-        isinstance(value, types.BuiltinMethodType)
-        and isinstance(value.__self__, str)
-        and value.__name__ in ("format", "format_map")
-    ):
-        return _bound_safe_format(value.__self__, value.__name__, value)
-    return value
 
 
 # -- type() with one argument --------------------------------------------------------
@@ -513,3 +385,6 @@ def builtin_catalog() -> dict[str, Any]:
 
 
 BUILTIN_NAMES: frozenset[str] = frozenset(builtin_catalog())
+
+
+use_attribute_guard(guarded_getattr)

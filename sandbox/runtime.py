@@ -28,12 +28,9 @@ from .compiler import (
     compile_plain,
     compile_script,
 )
+from .control import LimitExceeded, PolicyRefusal, ScriptExit, ToolError
 from .guards import (
     SCRIPT_MODULE,
-    LimitExceeded,
-    PolicyRefusal,
-    ScriptExit,
-    ToolError,
     build_class,
     builtin_catalog,
     guarded_getattr,

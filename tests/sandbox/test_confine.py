@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from sandbox import Sandbox, SandboxPolicy, confine
+from sandbox import Sandbox, SandboxPolicy, confine, seccomp
 
 pytestmark = pytest.mark.skipif(
     sys.platform != "linux" or platform.machine() not in ("x86_64", "aarch64"),
@@ -82,7 +82,7 @@ def attempt(action: Callable[[], Any]) -> str:
 
 def filtered(action: Callable[[], Any]) -> Callable[[], str]:
     def body() -> str:
-        confine.install_syscall_filter()
+        seccomp.install_syscall_filter()
         return attempt(action)
 
     return body
@@ -118,7 +118,7 @@ def test_filter_refuses(action: Callable[[], Any]) -> None:
 def test_filter_refuses_threads() -> None:
     def body() -> list[Any]:
         ran: list[int] = []
-        confine.install_syscall_filter()
+        seccomp.install_syscall_filter()
         outcome = attempt(lambda: threading.Thread(target=ran.append, args=(1,)).start())
         time.sleep(0.05)
         return [outcome, ran]
@@ -133,7 +133,7 @@ def test_filter_keeps_ordinary_work() -> None:
 
     def body() -> dict[str, Any]:
         read_end, write_end = os.pipe()
-        confine.install_syscall_filter()
+        seccomp.install_syscall_filter()
         os.write(write_end, b"ping")
         return {
             "compute": sum(i * i for i in range(10_000)),
@@ -190,7 +190,7 @@ def test_filter_with_file_writes_keeps_the_rest(tmp_path: Path) -> None:
     target = tmp_path / "written.txt"
 
     def body() -> list[str]:
-        confine.install_syscall_filter(file_writes=True)
+        seccomp.install_syscall_filter(file_writes=True)
         return [
             attempt(lambda: target.write_bytes(b"")),
             attempt(lambda: os.mkdir(tmp_path / "dir")),

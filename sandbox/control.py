@@ -1,0 +1,72 @@
+"""The sandbox's own exceptions: control flow that scripts cannot swallow, and refusals.
+
+Worker side: standard library only.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import weakref
+
+
+class ControlFlow(BaseException):
+    """Base of the exceptions the sandbox uses to stop a script; scripts cannot catch them."""
+
+
+class ScriptExit(ControlFlow):
+    """A result helper was called: the script ends with the recorded output."""
+
+
+class LimitExceeded(ControlFlow):
+    """A limit was hit inside the worker (CPU, output, tool calls, result size).
+
+    A script can get hold of this class (``__exit__`` receives it) and raise its own
+    instances: only those created by the sandbox's own modules carry their code and
+    message to the host; any other reports itself as a policy violation.
+    """
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        caller = sys._getframe(1).f_code.co_filename
+        if os.path.dirname(caller) == _SANDBOX_DIR:
+            _issued_limits[self] = (code, message)
+
+    @property
+    def code(self) -> str:
+        return _issued_limits.get(self, _FORGED_LIMIT)[0]
+
+    @property
+    def message(self) -> str:
+        return _issued_limits.get(self, _FORGED_LIMIT)[1]
+
+
+_SANDBOX_DIR = os.path.dirname(os.path.abspath(__file__))
+_FORGED_LIMIT = (
+    "policy_violation",
+    "the script raised the sandbox's own limit exception; limits are reported by the sandbox",
+)
+_issued_limits: weakref.WeakKeyDictionary[LimitExceeded, tuple[str, str]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+class ToolError(Exception):
+    """A host tool failed; the message says how."""
+
+
+class PolicyRefusal(Exception):
+    """Mixin marking an exception raised because the policy refused something."""
+
+
+class ForbiddenAttribute(AttributeError, PolicyRefusal):
+    """An attribute the sandbox does not give out."""
+
+
+class ForbiddenImport(ImportError, PolicyRefusal):
+    """A module the policy does not allow."""
+
+
+# Scripts see (and catch) them as the builtin exceptions they extend.
+ForbiddenAttribute.__name__ = ForbiddenAttribute.__qualname__ = "AttributeError"
+ForbiddenImport.__name__ = ForbiddenImport.__qualname__ = "ImportError"

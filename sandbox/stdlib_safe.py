@@ -1,0 +1,215 @@
+"""Safe stand-ins for standard-library members that reach host state.
+
+``functools.update_wrapper``/``wraps`` (default attribute lists, script-owned wrappers
+only), ``functools.singledispatch`` (never evaluates string annotations),
+``copy.deepcopy`` (no memo), ``dataclasses.dataclass`` (the script's classes only,
+identifier field names), ``operator.attrgetter``/``methodcaller`` (through the
+attribute guard) and the ``enum`` bases (identifier member names only).
+
+Worker side: standard library only.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import enum
+import functools
+import inspect
+import keyword
+import types
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .guards import SCRIPT_MODULE, guarded_getattr, guarded_write
+
+_DEFAULT_ASSIGNED = functools.WRAPPER_ASSIGNMENTS
+_DEFAULT_UPDATED = functools.WRAPPER_UPDATES
+
+
+def _writable(obj: Any, what: str) -> None:
+    try:
+        guarded_write(obj)
+    except TypeError:
+        raise TypeError(
+            f"{what} applies only to functions, classes and objects defined in the script"
+        ) from None
+
+
+def _safe_update_wrapper(
+    wrapper: Any, wrapped: Any, assigned: Any = _DEFAULT_ASSIGNED, updated: Any = _DEFAULT_UPDATED
+) -> Any:
+    if tuple(assigned) != _DEFAULT_ASSIGNED or tuple(updated) != _DEFAULT_UPDATED:
+        raise TypeError("update_wrapper() accepts only the default 'assigned' and 'updated'")
+    _writable(wrapper, "update_wrapper()")
+    return functools.update_wrapper(wrapper, wrapped)
+
+
+def _safe_wraps(
+    wrapped: Any, assigned: Any = _DEFAULT_ASSIGNED, updated: Any = _DEFAULT_UPDATED
+) -> Callable[[Any], Any]:
+    if tuple(assigned) != _DEFAULT_ASSIGNED or tuple(updated) != _DEFAULT_UPDATED:
+        raise TypeError("wraps() accepts only the default 'assigned' and 'updated'")
+    return functools.partial(_safe_update_wrapper, wrapped=wrapped)
+
+
+def _is_dispatch_type(cls: Any) -> bool:
+    if isinstance(cls, type):
+        return True
+    args = getattr(cls, "__args__", None)
+    return isinstance(cls, types.UnionType) or (
+        type(cls).__name__ == "_UnionGenericAlias" and isinstance(args, tuple)
+    )
+
+
+def _safe_singledispatch(func: Any) -> Any:
+    dispatcher = functools.singledispatch(func)
+    register = dispatcher.register
+
+    def safe_register(cls: Any, func: Any = None) -> Any:
+        # ``@f.register`` on an annotated function: take the first annotation as it is.
+        # The real register evaluates string annotations with typing.get_type_hints.
+        if func is None and not _is_dispatch_type(cls):
+            annotations = getattr(cls, "__annotations__", None)
+            if not isinstance(annotations, dict) or not annotations:
+                raise TypeError(
+                    f"Invalid first argument to `register()`: {cls!r}. Use either "
+                    "`@register(some_class)` or plain `@register` on an annotated function."
+                )
+            argname, hint = next(iter(annotations.items()))
+            if not _is_dispatch_type(hint):
+                raise TypeError(
+                    f"Invalid annotation for {argname!r}: {hint!r} is not a class "
+                    "(string annotations are not evaluated in the sandbox)"
+                )
+            cls, func = hint, cls
+        return register(cls, func)
+
+    dispatcher.register = safe_register  # type: ignore[method-assign]
+    return dispatcher
+
+
+def _safe_deepcopy(x: Any, memo: Any = None) -> Any:
+    if memo is not None:
+        # The memo keeps every object copied, including ones the script cannot reach.
+        raise TypeError("deepcopy() does not accept a memo in the sandbox")
+    return copy.deepcopy(x)
+
+
+def _dataclass_names(cls: type) -> list[Any]:
+    names: list[Any] = []
+    for klass in cls.__mro__:
+        names.extend(inspect.get_annotations(klass))
+        fields = getattr(klass, dataclasses._FIELDS, None)  # type: ignore[attr-defined]
+        if isinstance(fields, dict):
+            names.extend(fields)
+            names.extend(getattr(f, "name", None) for f in fields.values())
+    return names
+
+
+def _safe_dataclass(cls: Any = None, /, **options: Any) -> Any:
+    def wrap(cls: Any) -> Any:
+        if not isinstance(cls, type):
+            raise TypeError("dataclass() takes a class")
+        _writable(cls, "dataclass()")
+        for name in _dataclass_names(cls):
+            # Field names are pasted into the source of the generated methods.
+            if not (isinstance(name, str) and name.isidentifier() and not keyword.iskeyword(name)):
+                raise TypeError(f"dataclass field names must be identifiers, not {name!r}")
+        return dataclasses.dataclass(cls, **options)
+
+    return wrap if cls is None else wrap(cls)
+
+
+def _safe_attrgetter(*names: str) -> Callable[[Any], Any]:
+    for name in names:
+        if not isinstance(name, str):
+            raise TypeError("attribute name must be a string")
+    paths = [name.split(".") for name in names]
+
+    def resolve(obj: Any, path: list[str]) -> Any:
+        for part in path:
+            obj = guarded_getattr(obj, part)
+        return obj
+
+    if len(paths) == 1:
+        return lambda obj: resolve(obj, paths[0])
+    return lambda obj: tuple(resolve(obj, path) for path in paths)
+
+
+def _safe_methodcaller(name: str, /, *args: Any, **kwargs: Any) -> Callable[[Any], Any]:
+    if not isinstance(name, str):
+        raise TypeError("method name must be a string")
+    return lambda obj: guarded_getattr(obj, name)(*args, **kwargs)
+
+
+def _enum_members(names: Any) -> list[Any]:
+    """The functional API's ``names``, read once, with plain member names only."""
+    if isinstance(names, str):
+        names = names.replace(",", " ").split()
+    if isinstance(names, (tuple, list)) and names and isinstance(names[0], str):
+        items: list[Any] = [str(name) for name in names]
+        checked = items
+    else:
+        if isinstance(names, Mapping):
+            items = [(key, names[key]) for key in list(names)]
+        else:
+            items = []
+            for item in names:
+                if isinstance(item, str):
+                    raise TypeError("enum member names need values: use (name, value) pairs")
+                key, value = item
+                items.append((key, value))
+        checked = [key for key, _ in items]
+    for name in checked:
+        if not (type(name) is str and name.isidentifier() and not name.startswith("_")):
+            raise ValueError(
+                f"enum member names must be identifiers not starting with '_', not {name!r}"
+            )
+    return items
+
+
+class _SandboxEnumType(enum.EnumType):
+    """Metaclass of the sandbox's enum bases: ``Enum('Color', names)`` takes member names
+    only (the real one accepts any class attribute, dunders included)."""
+
+    def __call__(cls, value: Any, names: Any = None, **options: Any) -> Any:
+        if names is None:
+            return super().__call__(value, **options)
+        options.setdefault("module", SCRIPT_MODULE)
+        return super().__call__(value, _enum_members(names), **options)
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        real = _REAL_ENUMS.get(cls)
+        return isinstance(obj, real) if real is not None else super().__instancecheck__(obj)
+
+    def __subclasscheck__(cls, sub: Any) -> bool:
+        real = _REAL_ENUMS.get(cls)
+        return issubclass(sub, real) if real is not None else super().__subclasscheck__(sub)
+
+
+def _sandbox_enum(real: type) -> type:
+    namespace = _SandboxEnumType.__prepare__(real.__name__, (real,))
+    namespace["__module__"] = "enum"
+    namespace["__qualname__"] = real.__qualname__
+    namespace["__doc__"] = real.__doc__
+    return _SandboxEnumType(real.__name__, (real,), namespace)
+
+
+_ENUM_BASES = ("Enum", "IntEnum", "StrEnum", "Flag", "IntFlag")
+_SANDBOX_ENUMS = {name: _sandbox_enum(getattr(enum, name)) for name in _ENUM_BASES}
+_REAL_ENUMS = {cls: getattr(enum, name) for name, cls in _SANDBOX_ENUMS.items()}
+
+
+#: Members replaced by safe stand-ins, per module.
+REPLACED: dict[str, dict[str, Any]] = {
+    "copy": {"deepcopy": _safe_deepcopy},
+    "dataclasses": {"dataclass": _safe_dataclass},
+    "enum": _SANDBOX_ENUMS,
+    "functools": {
+        "update_wrapper": _safe_update_wrapper,
+        "wraps": _safe_wraps,
+        "singledispatch": _safe_singledispatch,
+    },
+    "operator": {"attrgetter": _safe_attrgetter, "methodcaller": _safe_methodcaller},
+}
