@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import functools
 import os
 import sys
 import sysconfig
@@ -85,14 +86,18 @@ def _handled_fs(abi: int) -> int:
     return rights
 
 
-def python_paths() -> list[str]:
-    """Directories holding the interpreter's modules (read-only for the worker)."""
+@functools.cache
+def python_paths() -> tuple[str, ...]:
+    """Directories holding the interpreter's modules (read-only for the worker).
+
+    Cached: the zygote computes it once, its workers inherit the answer.
+    """
     names = ("stdlib", "platstdlib", "purelib", "platlib")
     paths = {sysconfig.get_paths().get(name) for name in names}
     paths |= {sys.prefix, sys.base_prefix, sys.exec_prefix}
     package = os.path.dirname(os.path.abspath(__file__))
     paths.add(package)
-    return sorted(p for p in paths if p and os.path.isdir(p))
+    return tuple(sorted(p for p in paths if p and os.path.isdir(p)))
 
 
 def restrict(read_only: Iterable[str], read_write: Iterable[str]) -> int:
