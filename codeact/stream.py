@@ -192,7 +192,7 @@ class AgentStream:
             agent=loop.agent.name,
             messages=list(loop.messages),
             steps=loop.steps,
-            agent_steps=loop.agent_steps - 0,
+            agent_steps=loop.agent_steps,
             transfers=loop.transfers,
             usage=self._ctx.usage,
             tool_calls=list(self._ctx.tool_calls),
