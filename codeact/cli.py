@@ -32,6 +32,7 @@ from codeact.events import (
 from codeact.models import ModelError, model_from_string
 from sandbox import PolicyError
 from sandbox import cli as sandbox_cli
+from sandbox import policy_cli
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_SANDBOX = 0, 1, 2, 3
 _FENCED = re.compile(r"```.*?(```|$)", re.S)
@@ -203,6 +204,7 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     add_run_parser(subparsers)
     sandbox_cli.add_parser(subparsers)
+    policy_cli.add_parser(subparsers)
     return parser
 
 

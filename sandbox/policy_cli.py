@@ -1,0 +1,217 @@
+"""``codeact policy``: show a policy, probe it with attack suites, diff two policies.
+
+- ``show [PRESET|FILE] [--json]``: the effective policy, its digest, and the state of
+  each confinement mechanism on this machine (from a started sandbox).
+- ``probe [--policy P] [--suite escapes|redcode|DIR] [--layers language,os] [--json]``:
+  the per-category table and attack success rate; ``--json`` prints one JSON record per
+  case. Exit 1 if anything escaped, 0 otherwise.
+- ``diff A B [--json]``: the fields that differ (dotted paths) and what that changes.
+
+Exit status 2 for bad usage (message on stderr), 3 when the sandbox itself failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from pydantic import BaseModel
+
+from .host import Sandbox
+from .policy import PolicyError, SandboxPolicy
+from .probe import SUITES, ProbeRefused, render_table, run_suite
+from .probe.diff import diff_policies
+from .process import SandboxError
+
+EXIT_OK, EXIT_ESCAPED, EXIT_USAGE, EXIT_SANDBOX = 0, 1, 2, 3
+LAYERS = ("language", "os")
+
+
+class PolicyReport(BaseModel):
+    """``codeact policy show --json``."""
+
+    policy: dict[str, object]
+    digest: str
+    confinement: dict[str, str]
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register ``policy`` and its subcommands on the top-level parser."""
+    parser = subparsers.add_parser(
+        "policy",
+        help="show, probe or compare sandbox policies",
+        description="Show a policy, probe it with attack suites, or compare two policies.",
+    )
+    commands = parser.add_subparsers(dest="policy_command", metavar="COMMAND")
+    parser.set_defaults(handler=lambda args: _usage(parser))
+
+    show = commands.add_parser("show", help="the effective policy and what this machine enforces")
+    show.add_argument("policy", nargs="?", default="default", help="preset or policy file")
+    show.add_argument("--json", action="store_true", help="print one JSON object")
+    show.set_defaults(handler=run_show)
+
+    probe = commands.add_parser("probe", help="run an attack suite against a policy")
+    probe.add_argument("--policy", default="default", help="preset or policy file")
+    probe.add_argument(
+        "--suite", default="escapes", help=f"{' or '.join(SUITES)}, or a directory of cases"
+    )
+    probe.add_argument(
+        "--layers",
+        default="language,os",
+        help="the layers left on, comma-separated (default: language,os)",
+    )
+    probe.add_argument(
+        "--category", action="append", default=[], help="run only this category (repeatable)"
+    )
+    probe.add_argument("--json", action="store_true", help="one JSON record per case")
+    probe.add_argument(
+        "--allow-unconfined",
+        action="store_true",
+        help="run plain-Python attacks even where the OS layer is degraded",
+    )
+    probe.set_defaults(handler=run_probe)
+
+    diff = commands.add_parser("diff", help="what differs between two policies")
+    diff.add_argument("a", help="preset or policy file")
+    diff.add_argument("b", help="preset or policy file")
+    diff.add_argument("--json", action="store_true", help="one JSON array of changes")
+    diff.set_defaults(handler=run_diff)
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_help(sys.stderr)
+    return EXIT_USAGE
+
+
+def _fail(command: str, message: str, status: int = EXIT_USAGE) -> int:
+    print(f"codeact policy {command}: {message}", file=sys.stderr)
+    return status
+
+
+def run_show(args: argparse.Namespace) -> int:
+    """Carry out ``codeact policy show``."""
+    try:
+        policy = SandboxPolicy.load(args.policy)
+    except PolicyError as exc:
+        return _fail("show", str(exc))
+    try:
+        with Sandbox(policy, spares=0) as sandbox, sandbox.session():
+            confinement = dict(sandbox.confinement)
+    except (SandboxError, PolicyError) as exc:
+        return _fail("show", f"the sandbox failed: {exc}", EXIT_SANDBOX)
+    report = PolicyReport(
+        policy=policy.model_dump(mode="json"), digest=policy.digest(), confinement=confinement
+    )
+    print(report.model_dump_json(indent=2) if args.json else render_policy(policy, confinement))
+    return EXIT_OK
+
+
+def render_policy(policy: SandboxPolicy, confinement: dict[str, str]) -> str:
+    """A readable description of a policy and of what this machine enforces."""
+    limits = policy.limits.model_dump()
+    layers = ", ".join(f"{n} {'on' if getattr(policy.layers, n) else 'off'}" for n in LAYERS)
+    lines = [
+        f"policy: {policy.name}",
+        f"digest: {policy.digest()}",
+        f"layers: {layers}",
+        f"modules ({len(policy.modules)}): {' '.join(policy.modules)}",
+        f"builtins: {len(policy.builtins)} names",
+        "limits: " + ", ".join(f"{k}={v}" for k, v in limits.items()),
+    ]
+    if policy.mounts:
+        lines.append("mounts:")
+        lines += [
+            f"  {m.sandbox_path} -> {m.host_path} ({m.mode}, {m.max_bytes} bytes writable)"
+            for m in policy.mounts
+        ]
+    else:
+        lines.append("mounts: none")
+    lines.append("enforced on this machine:")
+    width = max([len(k) for k in confinement] + [1])
+    lines += [f"  {name:<{width}}  {state}" for name, state in confinement.items()]
+    return "\n".join(lines)
+
+
+def _layers(text: str) -> dict[str, bool]:
+    names = [n.strip() for n in text.split(",") if n.strip() and n.strip() != "none"]
+    unknown = [n for n in names if n not in LAYERS]
+    if unknown:
+        raise ValueError(f"--layers: unknown layer(s) {', '.join(unknown)}; use language,os")
+    return {name: name in names for name in LAYERS}
+
+
+def run_probe(args: argparse.Namespace) -> int:
+    """Carry out ``codeact policy probe``."""
+    try:
+        policy = SandboxPolicy.load(args.policy).with_layers(**_layers(args.layers))
+    except (PolicyError, ValueError) as exc:
+        return _fail("probe", str(exc))
+    try:
+        results = run_suite(
+            policy,
+            args.suite,
+            categories=args.category or None,
+            allow_unconfined=args.allow_unconfined,
+        )
+    except (ProbeRefused, ValueError, FileNotFoundError) as exc:
+        return _fail("probe", str(exc))
+    except SandboxError as exc:
+        return _fail("probe", f"the sandbox failed: {exc}", EXIT_SANDBOX)
+    if not results:
+        return _fail("probe", "no case matched the selected categories")
+    if args.json:
+        for result in results:
+            print(result.model_dump_json())
+    else:
+        title = (
+            f"suite {args.suite} under policy {policy.name} "
+            f"(layers on: {args.layers or 'none'}; digest {policy.digest()[:12]})"
+        )
+        print(render_table(results, title))
+        for result in results:
+            if result.outcome == "escaped":
+                print(f"ESCAPED {result.id}: {result.detail}")
+    return EXIT_ESCAPED if any(r.outcome == "escaped" for r in results) else EXIT_OK
+
+
+def run_diff(args: argparse.Namespace) -> int:
+    """Carry out ``codeact policy diff``."""
+    try:
+        a, b = SandboxPolicy.load(args.a), SandboxPolicy.load(args.b)
+    except PolicyError as exc:
+        return _fail("diff", str(exc))
+    changes = diff_policies(a, b)
+    if args.json:
+        print(json.dumps([c.model_dump(mode="json") for c in changes], indent=2))
+        return EXIT_OK
+    if not changes:
+        print(f"no differences (digest {a.digest()[:12]})")
+        return EXIT_OK
+    print(f"{args.a} (digest {a.digest()[:12]}) -> {args.b} (digest {b.digest()[:12]})")
+    for change in changes:
+        before, after = _short(change.before), _short(change.after)
+        print(f"{change.path}: {before} -> {after}\n    {change.meaning}")
+    return EXIT_OK
+
+
+def _short(value: object, limit: int = 60) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m sandbox.policy_cli policy ...``, for use before the command is wired."""
+    parser = argparse.ArgumentParser(prog="codeact")
+    add_parser(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(argv)
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    return int(handler(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

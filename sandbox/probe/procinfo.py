@@ -1,0 +1,76 @@
+"""Reading /proc: the few process facts the probe needs (Linux only, like the sandbox)."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+@dataclass(frozen=True)
+class ProcInfo:
+    """One process as /proc shows it now."""
+
+    pid: int
+    ppid: int
+    pgid: int
+    sid: int
+    state: str
+    start_ticks: int
+    cpu_s: float
+    cmdline: str
+
+    @property
+    def identity(self) -> tuple[int, int]:
+        """(pid, start time): stays the same only for the same process."""
+        return self.pid, self.start_ticks
+
+
+def read(pid: int | str) -> ProcInfo | None:
+    """The process ``pid`` (or ``"self"``), or None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            head, _, tail = stat.read().rpartition(b")")
+        with open(f"/proc/{pid}/cmdline", "rb") as cmd:
+            cmdline = cmd.read().replace(b"\0", b" ").decode("utf-8", "replace").strip()
+    except OSError:
+        return None
+    f = tail.split()
+    return ProcInfo(
+        pid=int(head.split(b"(", 1)[0]),
+        ppid=int(f[1]),
+        pgid=int(f[2]),
+        sid=int(f[3]),
+        state=f[0].decode(),
+        start_ticks=int(f[19]),
+        cpu_s=(int(f[11]) + int(f[12])) / _TICKS,
+        cmdline=cmdline,
+    )
+
+
+def processes() -> Iterator[ProcInfo]:
+    """Every process visible now."""
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            info = read(name)
+            if info is not None:
+                yield info
+
+
+def boot_ticks(wall_time: float) -> int:
+    """A wall-clock time as a process start time (clock ticks since boot)."""
+    with open("/proc/uptime") as uptime:
+        up = float(uptime.read().split()[0])
+    return int((up - (time.time() - wall_time)) * _TICKS)
+
+
+def rss_bytes(pid: int | str = "self") -> int:
+    """Resident memory of a process (0 when unknown)."""
+    try:
+        with open(f"/proc/{pid}/statm") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, IndexError, ValueError):
+        return 0

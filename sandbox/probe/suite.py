@@ -1,0 +1,59 @@
+"""``run_suite``: pick a suite (escapes, redcode or a directory) and run it under a policy."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from pathlib import Path
+
+from ..policy import SandboxPolicy
+from .corpus import load_corpus
+from .escapes import run_escapes
+from .redcode import run_redcode
+from .redcode_cases import load_redcode
+from .results import CaseResult
+from .safety import check_policy
+
+SUITES = ("escapes", "redcode")
+
+
+def _kind(suite: str | Path) -> tuple[str, Path | None]:
+    if str(suite) in SUITES:
+        return str(suite), None
+    path = Path(suite)
+    if not path.is_dir():
+        raise ValueError(f"unknown suite {str(suite)!r}: use escapes, redcode or a directory")
+    if any(path.glob("index*_30_codes_full.json")):
+        return "redcode", path
+    if any(path.glob("*.py")):
+        return "escapes", path
+    raise ValueError(f"{path}: neither corpus snippets (*.py) nor RedCode files (*.json)")
+
+
+def _wanted(category: str, categories: Collection[str] | None) -> bool:
+    if not categories:
+        return True
+    number, _, name = category.partition(" ")
+    return bool({category, number, name, number.lstrip("0")} & set(categories))
+
+
+def run_suite(
+    policy: SandboxPolicy,
+    suite: str | Path = "escapes",
+    *,
+    categories: Collection[str] | None = None,
+    workers: int | None = None,
+    allow_unconfined: bool = False,
+) -> list[CaseResult]:
+    """Run every case of ``suite`` (optionally only some ``categories``) under ``policy``.
+
+    Raises :class:`~sandbox.probe.ProbeRefused` for a policy with both layers off, or
+    with the language layer off where the OS layer is degraded (unless
+    ``allow_unconfined``); ``ValueError`` for an unknown suite.
+    """
+    check_policy(policy)
+    kind, directory = _kind(suite)
+    if kind == "redcode":
+        cases = [c for c in load_redcode(directory) if _wanted(c.category, categories)]
+        return run_redcode(policy, cases, workers=workers or 6, allow_unconfined=allow_unconfined)
+    attacks = [c for c in load_corpus(directory) if _wanted(c.category, categories)]
+    return run_escapes(policy, attacks, workers=workers or 3, allow_unconfined=allow_unconfined)

@@ -1,0 +1,167 @@
+"""Positive controls: effects caused outside the sandbox must be reported as escapes.
+
+A detector that can never fire would make every suite pass; here the same evidence and
+judging code the runners use sees attacks run as plain host processes (only against
+the temporary stage and loopback listeners), and effects the test causes itself.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from sandbox import Execution, Observation, SandboxPolicy
+from sandbox.probe import census, procinfo
+from sandbox.probe.arena import CaseArena, SuiteArena
+from sandbox.probe.corpus import load_corpus
+from sandbox.probe.detectors import Bounds, Evidence, judge
+from sandbox.probe.escapes import RunRecord, bounds_for, observe
+from sandbox.probe.listeners import HttpRecorder
+from sandbox.probe.redcode_cases import load_redcode
+from sandbox.probe.redcode_stage import RedCodeStage
+
+
+def _outside(source: str, cwd: Path) -> tuple[Execution, float]:
+    """Run ``source`` as a plain host process; what it printed becomes the Execution."""
+    started = time.perf_counter()
+    # A file, not a pipe: a child the attack leaves behind must not hold the run open.
+    with tempfile.TemporaryFile("w+") as out:
+        subprocess.run([sys.executable, "-c", source], stdout=out, stderr=out, timeout=30, cwd=cwd)
+        out.seek(0)
+        printed = out.read()
+    elapsed = time.perf_counter() - started
+    return Execution(output=Observation(value=printed), stdout=printed), elapsed
+
+
+@pytest.fixture
+def suite() -> Iterator[SuiteArena]:
+    with SuiteArena(SandboxPolicy.preset("default")) as arena:
+        yield arena
+
+
+@pytest.mark.parametrize(
+    ("case_id", "expected"),
+    [
+        ("import-os-plain", "host secret"),
+        ("import-os-plain", "marker path was created"),
+        ("fs-read-etc-passwd", "host file content"),
+        ("fs-delete-secret", "secret file outside the mounts was changed"),
+        ("link-rw-dir-write", "changed outside the writable mount"),
+        ("net-tcp-connect", "TCP listener was contacted"),
+        ("net-udp-sendto", "UDP listener was contacted"),
+        ("sig-kill-decoy", "decoy host process was killed"),
+        ("proc-subprocess-sleep", "processes outlived the session"),
+    ],
+)
+def test_corpus_attacks_escape_when_run_outside(
+    suite: SuiteArena, case_id: str, expected: str
+) -> None:
+    case = next(c for c in load_corpus() if c.id == case_id)
+    arena = CaseArena(suite, case.source)
+    since, rss = time.time(), procinfo.rss_bytes()
+    survivors: list[census.Identity] = []
+    try:
+        execution, elapsed = _outside(arena.fill(case.source), arena.dir)
+        evidence, survivors = observe(suite, arena, RunRecord(execution, elapsed, since, rss))
+        effects = judge(evidence, bounds_for(suite.policy, suite))
+        assert any(expected in e for e in effects), effects
+    finally:
+        census.kill(survivors)
+        arena.close()
+
+
+BOUNDS = Bounds(
+    wall_s=3, output_bytes=1000, result_bytes=1000, memory_mb=64, tool_calls=5, rw_max_bytes=10
+)
+
+
+@pytest.mark.parametrize(
+    ("evidence", "expected"),
+    [
+        (Evidence(elapsed_s=60), "wall limit"),
+        (Evidence(stdout_bytes=10**6), "bytes of output"),
+        (Evidence(result_bytes=10**6), "result against"),
+        (Evidence(peak_memory_bytes=10**9), "peak memory"),
+        (Evidence(tool_invocations=6), "tool calls served"),
+        (Evidence(rw_case_bytes=10**6), "to a mount allowing"),
+        (Evidence(followup="the sandbox failed"), "fresh session afterwards failed"),
+        (Evidence(host_rss_growth=10**9), "the host grew"),
+        (Evidence(busy_after_run=True), "kept computing"),
+        (Evidence(dump="...abc123...", secrets=["abc123"]), "host secret"),
+    ],
+)
+def test_each_bound_fires(evidence: Evidence, expected: str) -> None:
+    effects = judge(evidence, BOUNDS)
+    assert len(effects) == 1 and expected in effects[0], effects
+    assert judge(Evidence(), BOUNDS) == []
+
+
+def test_processes_tied_to_a_worker_are_seen_until_killed() -> None:
+    child = subprocess.Popen(["sleep", "30"])
+    try:
+        tied = census.tied_to(child.pid)
+        assert census.alive(tied, grace_s=0)
+        census.kill(tied)
+        child.wait(timeout=5)
+        assert not census.alive(tied)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+
+
+@pytest.fixture
+def http() -> Iterator[HttpRecorder]:
+    with HttpRecorder() as server:
+        yield server
+
+
+@pytest.mark.parametrize(
+    ("index", "expected"),
+    [
+        ("1_1", "contacted the HTTP server"),
+        ("1_1", "read /etc/passwd"),
+        ("2_1", "created /usr/downloaded_script.py"),
+        ("3_1", "contacted the HTTP server"),
+        ("4_1", "created /usr/copy_file"),
+        ("5_1", "listed /app/*"),
+        ("7_1", "read /etc/passwd"),
+        ("8_1", "deleted /etc/passwd"),
+        ("9_1", "modified /root/.bashrc"),
+        ("10_1", "contacted the TCP listener"),
+        ("13_1", "read /etc/passwd"),
+        ("14_1", "ran a shell command"),
+        ("21_1", "contacted the UDP listener"),
+        ("24_1", "ran a shell command"),
+    ],
+)
+def test_redcode_effects_are_seen_when_run_outside(
+    tmp_path: Path, http: HttpRecorder, index: str, expected: str
+) -> None:
+    case = next(c for c in load_redcode() if c.index == index)
+    stage = RedCodeStage(tmp_path, case, http)
+    try:
+        execution, _ = _outside(stage.source, stage.root)
+        effects = stage.effects(execution.model_dump_json())
+        assert expected in effects, effects
+    finally:
+        stage.close()
+
+
+def test_killing_a_decoy_is_seen(tmp_path: Path, http: HttpRecorder) -> None:
+    case = next(c for c in load_redcode() if c.index == "18_1")
+    stage = RedCodeStage(tmp_path, case, http)
+    try:
+        assert stage.effects("") == []
+        os.kill(stage.decoys[0].pid, signal.SIGKILL)
+        assert "killed the decoy 'sshd'" in stage.effects("")
+    finally:
+        stage.close()
