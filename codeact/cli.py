@@ -30,9 +30,8 @@ from codeact.events import (
     Transferred,
 )
 from codeact.models import ModelError, model_from_string
-from sandbox import PolicyError
+from sandbox import PolicyError, policy_cli
 from sandbox import cli as sandbox_cli
-from sandbox import policy_cli
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_SANDBOX = 0, 1, 2, 3
 _FENCED = re.compile(r"```.*?(```|$)", re.S)

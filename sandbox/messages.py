@@ -47,6 +47,7 @@ class Done(_Message):
     cpu_s: float = 0.0
     peak_memory_bytes: int = 0
     process_cpu_s: float = 0.0
+    seq: int | None = None
 
 
 class Crash(_Message):

@@ -52,6 +52,16 @@ class WorkerHandle:
         with contextlib.suppress(OSError):
             os.killpg(self.pid, signal.SIGKILL)
 
+    def pause(self) -> None:
+        """SIGSTOP the worker's process group: nothing runs between two runs."""
+        with contextlib.suppress(OSError):
+            os.killpg(self.pid, signal.SIGSTOP)
+
+    def resume(self) -> None:
+        """SIGCONT the worker's process group before the next run."""
+        with contextlib.suppress(OSError):
+            os.killpg(self.pid, signal.SIGCONT)
+
     def close(self) -> None:
         """Kill the worker (if alive) and release the host's descriptors."""
         self.kill()

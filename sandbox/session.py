@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Self
 
 from .execution import ErrorCode, Execution, ToolCallRecord
 from .limits_text import explain
-from .messages import parse_worker_message
+from .messages import Done, parse_worker_message
+from .mount_usage import MountUsage
 from .output import Error, ScriptOutput
 from .process import SandboxError, WorkerHandle
 from .tools import ToolSet
@@ -50,6 +51,9 @@ class Session:
         self._limits = sandbox.policy.limits
         self._worker: WorkerHandle | None = None
         self._worker_cpu = 0.0
+        self._seq = 0
+        self._mounts = MountUsage(sandbox.policy.worker_config()["mounts"])
+        self._overdrawn: str | None = None
         self.confinement: dict[str, str] = {}
         self._worker_lost = False
         self._closed = False
@@ -72,6 +76,10 @@ class Session:
         with self._run_lock:
             if self._closed:
                 raise SandboxError("the session is closed")
+            if self._overdrawn is not None:
+                return Execution(
+                    output=Error(message=self._overdrawn), error_code=ErrorCode.OUTPUT_LIMIT
+                )
             restarted = False
             if self._worker is None:
                 self._start_worker()
@@ -118,6 +126,8 @@ class Session:
 
     # -- the run loop ------------------------------------------------------------------
     def _drive(self, source: str) -> Execution:
+        # Everything the worker says is checked here again: with the language layer off,
+        # a script can write its own frames to the channel.
         worker = self._worker
         assert worker is not None
         limits = self._limits
@@ -128,23 +138,32 @@ class Session:
         # only when a run lasts longer than one poll interval.
         cpu_start = self._worker_cpu
         tool_time = 0.0
+        self._seq += 1
         try:
-            worker.sock.sendall(encode({"op": "run", "source": source}))
+            worker.resume()
+            worker.sock.sendall(encode({"op": "run", "source": source, "seq": self._seq}))
             while True:
-                if not worker.reader.pending():
+                frame = worker.reader.next_frame()
+                if frame is None:
                     remaining = deadline - time.perf_counter()
                     if remaining <= 0:
                         return self._killed(worker, ErrorCode.TIMEOUT, started, records, tool_time)
                     ready, _, _ = select.select([worker.sock], [], [], min(remaining, _POLL_S))
-                    if not ready:
-                        cpu = worker.cpu_seconds()
-                        if cpu is not None and cpu - cpu_start > limits.cpu_hard_s:
-                            return self._killed(
-                                worker, ErrorCode.CPU_LIMIT, started, records, tool_time
-                            )
+                    if ready:
+                        worker.reader.fill()
                         continue
-                message = parse_worker_message(worker.reader.read_frame())
+                    cpu = worker.cpu_seconds()
+                    if cpu is not None and cpu - cpu_start > limits.cpu_hard_s:
+                        return self._killed(
+                            worker, ErrorCode.CPU_LIMIT, started, records, tool_time
+                        )
+                    continue
+                message = parse_worker_message(frame)
                 if message.op == "call":
+                    if len(records) >= limits.tool_calls:
+                        return self._killed(
+                            worker, ErrorCode.TOOL_CALL_LIMIT, started, records, tool_time
+                        )
                     outcome = self._tools.invoke(
                         message.name,
                         message.args,
@@ -162,20 +181,12 @@ class Session:
                 elif message.op == "crash":
                     raise ValueError(f"worker error: {message.message}")
                 elif message.op == "done":
+                    if message.seq != self._seq:
+                        continue  # not this run's answer (a stale or forged frame)
+                    # Nothing may run between two runs, whatever the script left behind.
+                    worker.pause()
                     self._worker_cpu = message.process_cpu_s
-                    # Every field is already validated: skip a second validation pass.
-                    return Execution.model_construct(
-                        output=ScriptOutput.decode(message.output),
-                        stdout=message.stdout,
-                        stdout_truncated=message.stdout_truncated,
-                        error_code=message.error_code,
-                        duration_s=time.perf_counter() - started - tool_time,
-                        cpu_s=message.cpu_s,
-                        peak_memory_bytes=message.peak_memory_bytes,
-                        tool_calls=records,
-                        confinement=self.confinement,
-                        worker_restarted=False,
-                    )
+                    return self._finished(message, started, tool_time, records)
                 else:
                     raise ValueError(f"unexpected {message.op!r} message during a run")
         except (ChannelClosed, OSError):
@@ -183,6 +194,42 @@ class Session:
         except (FrameTooLarge, ValueError) as exc:
             worker.kill()
             return self._died(worker, started, records, tool_time, detail=str(exc))
+
+    def _finished(
+        self, message: Done, started: float, tool_time: float, records: list[ToolCallRecord]
+    ) -> Execution:
+        limits = self._limits
+        output = ScriptOutput.decode(message.output)
+        error_code, stdout, truncated = message.error_code, message.stdout, message.stdout_truncated
+        # The worker caps both; checked again in case the frame did not come from it.
+        encoded = stdout.encode("utf-8", "surrogatepass")
+        if len(encoded) > limits.output_bytes:
+            stdout = encoded[: limits.output_bytes].decode("utf-8", "ignore")
+            truncated, error_code = True, error_code or ErrorCode.OUTPUT_LIMIT
+        if len(output.model_dump_json()) > limits.result_bytes + 1024:
+            output = Error(message=explain("result_limit", limits.model_dump()))
+            error_code = ErrorCode.OUTPUT_LIMIT
+        overdrawn = self._mounts.overdrawn()
+        if overdrawn is not None:
+            # Writes beyond a mount's budget (possible with the language layer off): the
+            # session's worker is retired and the session refuses further runs.
+            assert self._worker is not None
+            self._retire(self._worker)
+            self._overdrawn = overdrawn
+            output, error_code = Error(message=overdrawn), ErrorCode.OUTPUT_LIMIT
+        # Every field is already validated: skip a second validation pass.
+        return Execution.model_construct(
+            output=output,
+            stdout=stdout,
+            stdout_truncated=truncated,
+            error_code=error_code,
+            duration_s=time.perf_counter() - started - tool_time,
+            cpu_s=message.cpu_s,
+            peak_memory_bytes=message.peak_memory_bytes,
+            tool_calls=records,
+            confinement=self.confinement,
+            worker_restarted=False,
+        )
 
     def _executor(self) -> concurrent.futures.Executor:
         executor = self._sandbox._executor

@@ -45,21 +45,33 @@ class FrameReader:
         size: int = _HEADER.unpack_from(self._buffer)[0]
         return len(self._buffer) >= 4 + size
 
+    def next_frame(self) -> bytes | None:
+        """The next whole frame if one is buffered, else None (never blocks)."""
+        if len(self._buffer) < 4:
+            return None
+        size: int = _HEADER.unpack_from(self._buffer)[0]
+        if size > self.max_frame:
+            raise FrameTooLarge(f"frame of {size} bytes exceeds {self.max_frame}")
+        if len(self._buffer) < 4 + size:
+            return None
+        payload = bytes(self._buffer[4 : 4 + size])
+        del self._buffer[: 4 + size]
+        return payload
+
+    def fill(self) -> None:
+        """One ``recv`` into the buffer (blocks only if nothing is readable)."""
+        chunk = self._sock.recv(65536)
+        if not chunk:
+            raise ChannelClosed("channel closed")
+        self._buffer += chunk
+
     def read_frame(self) -> bytes:
         """Block until one frame has arrived; return its payload."""
         while True:
-            if len(self._buffer) >= 4:
-                size = _HEADER.unpack_from(self._buffer)[0]
-                if size > self.max_frame:
-                    raise FrameTooLarge(f"frame of {size} bytes exceeds {self.max_frame}")
-                if len(self._buffer) >= 4 + size:
-                    payload = bytes(self._buffer[4 : 4 + size])
-                    del self._buffer[: 4 + size]
-                    return payload
-            chunk = self._sock.recv(65536)
-            if not chunk:
-                raise ChannelClosed("channel closed")
-            self._buffer += chunk
+            frame = self.next_frame()
+            if frame is not None:
+                return frame
+            self.fill()
 
     def read_json(self) -> Any:
         """Read one frame and decode it as JSON."""

@@ -92,7 +92,9 @@ def serve(
             if op == "init":
                 runtime.add_tools(list(message["tools"]))
             elif op == "run":
-                sock.sendall(_frame(runtime.run(str(message["source"]))))
+                done = runtime.run(str(message["source"]))
+                done["seq"] = message.get("seq")
+                sock.sendall(_frame(done))
             elif op == "exit":
                 break
     except (ChannelClosed, OSError):

@@ -23,8 +23,9 @@ def blocks(language: str) -> list[str]:
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("source", blocks("python"), ids=lambda s: s.splitlines()[0][:40])
 def test_python_examples_run(source: str) -> None:
-    result = subprocess.run([sys.executable, "-c", source], cwd=ROOT, capture_output=True,
-                            text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-c", source], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
     assert result.returncode == 0, result.stderr
 
 

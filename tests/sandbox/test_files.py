@@ -150,3 +150,19 @@ def test_mount_validation(tmp_path: Path) -> None:
     )
     with pytest.raises(PolicyError, match="does not exist"):
         Sandbox(missing).start()
+
+
+def test_host_stops_a_session_that_overdraws_a_mount(dirs: dict[str, Path]) -> None:
+    with Sandbox(policy_for(dirs, language=False), spares=0) as sandbox:
+        if not sandbox.confinement["filesystem"].startswith("active"):
+            pytest.skip(f"Landlock unavailable: {sandbox.confinement['filesystem']}")
+        with sandbox.session() as session:
+            out = dirs["out"]
+            ex = session.run(
+                f"for i in range(3):\n    open('{out}/part%d' % i, 'w').write('x' * 600)"
+            )
+            assert ex.error_code == "output_limit"
+            assert "more than its budget of 1000 bytes" in ex.output.message  # type: ignore[union-attr]
+            after = session.run("final_result('more')")
+    # The budget is the session's: once overdrawn, the session runs nothing more.
+    assert after.error_code == "output_limit" and "budget" in after.output.message  # type: ignore[union-attr]

@@ -23,14 +23,8 @@ OS_CATEGORIES = (
 )
 #: Case id → why the OS layer does not stop it yet.
 KNOWN_HOLES = {
-    "fs-rw-quota": "a writable mount's max_bytes is enforced by the language layer only",
-    "chan-tool-call-flood": "the per-run tool-call limit is counted in the worker only",
-    "chan-forge-done-then-spin": "a forged 'done' frame ends the run while the worker "
-    "keeps computing, outside any wall-clock limit",
-    "chan-partial-frame-stall": "the host blocks reading a partial frame, past the wall "
-    "limit (the runner's watchdog ends it)",
-    "chan-forge-oversized-output": "the output limit is applied in the worker only; the "
-    "host accepts any printed output that fits in a frame",
+    "fs-rw-quota": "the kernel caps each file (RLIMIT_FSIZE), not a mount's total: the "
+    "host finds the overdraft after the run and stops the session, but the bytes landed",
 }
 
 
