@@ -54,6 +54,9 @@ class Session:
         self._seq = 0
         self._mounts = MountUsage(sandbox.policy.worker_config()["mounts"])
         self._overdrawn: str | None = None
+        # With the language layer on, a script cannot reach the channel, so the worker is
+        # idle in recv() after its answer; only plain-Python scripts need stopping.
+        self._pause_between_runs = not sandbox.policy.layers.language
         self.confinement: dict[str, str] = {}
         self._worker_lost = False
         self._closed = False
@@ -140,7 +143,8 @@ class Session:
         tool_time = 0.0
         self._seq += 1
         try:
-            worker.resume()
+            if self._pause_between_runs:
+                worker.resume()
             worker.sock.sendall(encode({"op": "run", "source": source, "seq": self._seq}))
             while True:
                 frame = worker.reader.next_frame()
@@ -183,10 +187,11 @@ class Session:
                 elif message.op == "done":
                     if message.seq != self._seq:
                         continue  # not this run's answer (a stale or forged frame)
-                    # Nothing may run between two runs, whatever the script left behind.
-                    worker.pause()
+                    if self._pause_between_runs:
+                        # Nothing may run between two runs, whatever the script left behind.
+                        worker.pause()
                     self._worker_cpu = message.process_cpu_s
-                    return self._finished(message, started, tool_time, records)
+                    return self._finished(message, len(frame), started, tool_time, records)
                 else:
                     raise ValueError(f"unexpected {message.op!r} message during a run")
         except (ChannelClosed, OSError):
@@ -196,17 +201,26 @@ class Session:
             return self._died(worker, started, records, tool_time, detail=str(exc))
 
     def _finished(
-        self, message: Done, started: float, tool_time: float, records: list[ToolCallRecord]
+        self,
+        message: Done,
+        frame_size: int,
+        started: float,
+        tool_time: float,
+        records: list[ToolCallRecord],
     ) -> Execution:
         limits = self._limits
         output = ScriptOutput.decode(message.output)
         error_code, stdout, truncated = message.error_code, message.stdout, message.stdout_truncated
         # The worker caps both; checked again in case the frame did not come from it.
-        encoded = stdout.encode("utf-8", "surrogatepass")
-        if len(encoded) > limits.output_bytes:
-            stdout = encoded[: limits.output_bytes].decode("utf-8", "ignore")
-            truncated, error_code = True, error_code or ErrorCode.OUTPUT_LIMIT
-        if len(output.model_dump_json()) > limits.result_bytes + 1024:
+        # The frame's size bounds both: measure precisely only when it could be too big.
+        if frame_size > limits.output_bytes:
+            encoded = stdout.encode("utf-8", "surrogatepass")
+            if len(encoded) > limits.output_bytes:
+                stdout = encoded[: limits.output_bytes].decode("utf-8", "ignore")
+                truncated, error_code = True, error_code or ErrorCode.OUTPUT_LIMIT
+        if frame_size > limits.result_bytes and (
+            len(output.model_dump_json()) > limits.result_bytes + 1024
+        ):
             output = Error(message=explain("result_limit", limits.model_dump()))
             error_code = ErrorCode.OUTPUT_LIMIT
         overdrawn = self._mounts.overdrawn()
