@@ -59,13 +59,17 @@ summary = sorted((a.total, a.name) for a in accounts.values())[-3:]
 LIMITS = SandboxPolicy.preset("default").limits.model_dump()
 
 
-def best_of(fn: Callable[[], object], repeat: int) -> float:
-    times = []
+def best_of_pair(
+    first: Callable[[], object], second: Callable[[], object], repeat: int
+) -> tuple[float, float]:
+    """Best times of two functions, run alternately so that load drifts hit both alike."""
+    times: tuple[list[float], list[float]] = ([], [])
     for _ in range(repeat):
-        started = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - started)
-    return min(times)
+        for fn, sink in ((first, times[0]), (second, times[1])):
+            started = time.perf_counter()
+            fn()
+            sink.append(time.perf_counter() - started)
+    return min(times[0]), min(times[1])
 
 
 def compute_ratio(source: str, repeat: int) -> tuple[float, float]:
@@ -85,7 +89,7 @@ def compute_ratio(source: str, repeat: int) -> tuple[float, float]:
     def plain() -> None:
         exec(plain_code, {"__builtins__": builtins})
 
-    return best_of(guarded, repeat), best_of(plain, repeat)
+    return best_of_pair(guarded, plain, repeat)
 
 
 def hundred_line_script() -> str:
@@ -103,13 +107,11 @@ def hundred_line_script() -> str:
 def compile_ratio(repeat: int) -> tuple[float, float]:
     source = hundred_line_script()
     assert len(source.splitlines()) == 100
-    restricted = statistics.median(
-        best_of(lambda: compile_script(source, "<bench>"), 5) for _ in range(repeat)
+    return best_of_pair(
+        lambda: compile_script(source, "<bench>"),
+        lambda: compile(source, "<bench>", "exec"),
+        repeat * 20,
     )
-    native = statistics.median(
-        best_of(lambda: compile(source, "<bench>", "exec"), 5) for _ in range(repeat)
-    )
-    return restricted, native
 
 
 def round_trips(sb: Sandbox, count: int) -> float:

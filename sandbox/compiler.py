@@ -25,6 +25,7 @@ from types import CodeType
 
 from RestrictedPython.transformer import (
     ALLOWED_FUNC_NAMES,
+    FORBIDDEN_FUNC_NAMES,
     INSPECT_ATTRIBUTES,
     copy_locations,
 )
@@ -100,6 +101,10 @@ GETATTR, WRITE, RERAISE, LAST_EXPR = "_getattr_", "_write_", "_reraise_control_"
 MATCH_CLASS = "check_match_class"
 
 
+#: Names RestrictedPython reserves (``print``, ``printed``, ``builtins``, ``breakpoint``).
+_RESERVED_NAMES = FORBIDDEN_FUNC_NAMES
+
+
 @dataclass(frozen=True, slots=True)
 class CompileFailure:
     """Why a script did not compile: ``syntax`` errors or ``policy`` violations."""
@@ -142,9 +147,13 @@ class SandboxTransformer(FastNodeTransformer):
         super().check_name(node, name, allow_magic_methods=False)  # type: ignore[arg-type]
 
     def visit_Name(self, node: ast.Name) -> ast.AST:
+        name = node.id
+        # The common case, decided without the generic checks below.
+        if name[0] != "_" and name not in _RESERVED_NAMES and not name.endswith("__roles__"):
+            return node
         # ``if __name__ == "__main__":`` is common in model-written scripts.
         # ``print`` is the sandbox's capturing builtin, not RestrictedPython's collector.
-        if node.id in ("__name__", "print") and isinstance(node.ctx, ast.Load):
+        if name in ("__name__", "print") and isinstance(node.ctx, ast.Load):
             return node
         self.check_name(node, node.id)
         return node

@@ -80,7 +80,10 @@ class FastNodeTransformer(RestrictingNodeTransformer):
 
     def node_contents_visit(self, node: _N) -> _N:
         visit = self.visit
-        for field in _child_fields(type(node)):
+        fields = _CHILD_FIELDS.get(type(node))
+        if fields is None:
+            fields = _child_fields(type(node))
+        for field in fields:
             value = getattr(node, field, None)
             if value is None:
                 continue
