@@ -247,16 +247,7 @@ class AgentLoop:
         self.ctx.usage = self.ctx.usage.with_execution(execution)
         for call in execution.tool_calls:
             self.ctx.tool_calls.append(
-                ToolCallLog(
-                    name=call.name,
-                    arguments=call.arguments,
-                    ok=call.ok,
-                    result=call.result,
-                    error=call.error,
-                    duration_s=call.duration_s,
-                    step=self.steps,
-                    agent=self.agent.name,
-                )
+                ToolCallLog(**call.model_dump(), step=self.steps, agent=self.agent.name)
             )
 
     def _executed(self, source: str, execution: Execution, feedback: str) -> None:

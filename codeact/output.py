@@ -9,19 +9,13 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 from codeact.events import FailureCode
 from codeact.messages import Message
 from codeact.summary import UsageSummary
+from sandbox import ToolCallRecord
 
 
-class ToolCallLog(BaseModel):
-    """One tool call made by any script of the run (sub-agents included)."""
+class ToolCallLog(ToolCallRecord):
+    """One tool call made by any script of the run (sub-agents included): the sandbox's
+    record plus the step and the agent that made it."""
 
-    model_config = ConfigDict(frozen=True)
-
-    name: str
-    arguments: dict[str, JsonValue]
-    ok: bool
-    result: JsonValue = None
-    error: str | None = None
-    duration_s: float
     step: int
     agent: str
 

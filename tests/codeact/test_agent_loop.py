@@ -232,3 +232,10 @@ def test_model_failure_ends_with_its_code() -> None:
     with pytest.raises(AgentRunFailed) as info:
         Agent("a", ScriptedModel([])).run_sync("t")
     assert info.value.code == "bad_request"
+
+
+def test_every_model_failure_code_is_a_run_failure_code() -> None:
+    from codeact import FailureCode
+    from codeact.models import ErrorCode
+
+    assert {code.value for code in ErrorCode} <= {code.value for code in FailureCode}
