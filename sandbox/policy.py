@@ -197,28 +197,22 @@ class SandboxPolicy(BaseModel):
 
     def with_layers(self, **changes: bool) -> SandboxPolicy:
         """A copy with some layers switched (``language=False``, ``os=False``)."""
-        try:
-            layers = Layers.model_validate({**self.layers.model_dump(), **changes})
-        except ValidationError as exc:
-            raise PolicyError(f"layers: {_describe(exc)}") from None
-        return self.model_copy(update={"layers": layers})
+        return self._revised(layers={**self.layers.model_dump(), **changes})
 
     def with_mounts(self, *mounts: Mount) -> SandboxPolicy:
         """A copy with ``mounts`` added."""
-        try:
-            return SandboxPolicy.model_validate(
-                {**self.model_dump(), "mounts": [*self.mounts, *mounts]}
-            )
-        except ValidationError as exc:
-            raise PolicyError(_describe(exc)) from None
+        return self._revised(mounts=[*self.mounts, *mounts])
 
     def with_limits(self, **changes: Any) -> SandboxPolicy:
         """A copy with some limits changed (validated)."""
+        return self._revised(limits={**self.limits.model_dump(), **changes})
+
+    def _revised(self, **fields: Any) -> SandboxPolicy:
+        # Validate the whole policy again: a change can conflict with the rest.
         try:
-            limits = Limits.model_validate({**self.limits.model_dump(), **changes})
+            return SandboxPolicy.model_validate({**self.model_dump(), **fields})
         except ValidationError as exc:
-            raise PolicyError(f"limits: {_describe(exc)}") from None
-        return self.model_copy(update={"limits": limits})
+            raise PolicyError(_describe(exc)) from None
 
     # -- identity --------------------------------------------------------------------
     def digest(self) -> str:
