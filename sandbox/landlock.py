@@ -22,6 +22,7 @@ from collections.abc import Iterable
 _CREATE_RULESET, _ADD_RULE, _RESTRICT_SELF = 444, 445, 446  # same on x86_64 and aarch64
 _CREATE_RULESET_VERSION = 1
 _RULE_PATH_BENEATH = 1
+_PR_SET_NO_NEW_PRIVS = 38
 
 EXECUTE, WRITE_FILE, READ_FILE, READ_DIR = 1 << 0, 1 << 1, 1 << 2, 1 << 3
 REMOVE_DIR, REMOVE_FILE, MAKE_CHAR, MAKE_DIR = 1 << 4, 1 << 5, 1 << 6, 1 << 7
@@ -113,6 +114,11 @@ def restrict(read_only: Iterable[str], read_write: Iterable[str]) -> int:
     )
     # Older kernels know a shorter struct: pass only the fields they understand.
     size = 24 if abi >= 6 else (16 if abi >= 4 else 8)
+    # Without CAP_SYS_ADMIN (any user but root) the kernel requires no_new_privs first.
+    assert _libc is not None
+    if _libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err))
     ruleset = _syscall(
         _CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0)
     )
