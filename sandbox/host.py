@@ -39,6 +39,8 @@ class Sandbox:
         self.policy: SandboxPolicy = policy
         self._spares = spares
         self._zygote: Zygote | None = None
+        #: What the zygote was started with (mount paths resolved once, at start).
+        self.worker_config: dict[str, Any] = {}
         self._pool: WorkerPool | None = None
         self._executor: concurrent.futures.ThreadPoolExecutor | None = None
         self._loop_thread: _LoopThread | None = None
@@ -53,6 +55,7 @@ class Sandbox:
             return self
         config = self.policy.worker_config()
         zygote = Zygote(config)
+        self.worker_config = config
         floor = zygote.vm_size + 48 * 1024 * 1024
         if self.policy.limits.memory_mb * 1024 * 1024 < floor:
             zygote.close()

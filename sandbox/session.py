@@ -52,7 +52,8 @@ class Session:
         self._worker: WorkerHandle | None = None
         self._worker_cpu = 0.0
         self._seq = 0
-        self._mounts = MountUsage(sandbox.policy.worker_config()["mounts"])
+        # The mounts as the workers see them, resolved when the sandbox started.
+        self._mounts = MountUsage(sandbox.worker_config["mounts"])
         self._overdrawn: str | None = None
         # With the language layer on, a script cannot reach the channel, so the worker is
         # idle in recv() after its answer; only plain-Python scripts need stopping.
