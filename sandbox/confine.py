@@ -2,8 +2,9 @@
 
 In order: its own session and process group (so the host can kill everything it
 starts), death with its parent, no inherited descriptors, an empty environment,
-resource limits, Landlock filesystem confinement (``landlock.py``) and the seccomp
-filter (``seccomp.py``). Anything a machine does not allow is reported as degraded in
+private copies of the writable mounts when asked (``staging.py``), resource limits,
+Landlock filesystem confinement (``landlock.py``) and the seccomp filter
+(``seccomp.py``). Anything a machine does not allow is reported as degraded in
 the returned report, never skipped silently.
 
 Worker side: standard library only.
@@ -17,7 +18,7 @@ import signal
 from collections.abc import Sequence
 from typing import Any
 
-from . import landlock
+from . import landlock, staging
 from .seccomp import die_with_parent, install_syscall_filter
 
 
@@ -79,12 +80,14 @@ def confine(
     *,
     os_layer: bool = True,
     mounts: Sequence[dict[str, Any]] = (),
+    stage_writes: bool = False,
 ) -> dict[str, str]:
     """Apply the mechanisms; return each one's state: "active", "off" (the policy's
     ``os`` layer is off) or "degraded: <why>" (this machine does not allow it).
 
     With the OS layer off only the process group (the host's wall clock kills through
-    it) and the rlimits remain.
+    it) and the rlimits remain. ``stage_writes`` covers the writable mounts with private
+    copies (``staging.py``) before the file-size limit would stop the copying.
     """
     report: dict[str, str] = {}
     if os_layer:
@@ -95,6 +98,13 @@ def confine(
         _own_process_group()
         report["environment"] = report["descriptors"] = "off"
     report["process_group"] = "active"
+    if os_layer and stage_writes:
+        try:
+            report["write_staging"] = staging.stage(mounts)
+        except OSError as exc:
+            report["write_staging"] = (
+                f"degraded: {exc}; a mount's total is checked only after each run"
+            )
     writable = [m for m in mounts if m["mode"] == "rw"]
     try:
         apply_rlimits(limits, max_file_bytes=max((m["max_bytes"] for m in writable), default=0))

@@ -64,7 +64,9 @@ class Sandbox:
                 f"needs to start (about {floor // (1024 * 1024)} MB)"
             )
         self._zygote = zygote
-        self._pool = WorkerPool(zygote, self._spares)
+        # A spare's staged copy of a writable mount would miss what sessions wrote after
+        # it was forked: such workers are forked when a session needs one.
+        self._pool = WorkerPool(zygote, 0 if config.get("stage_writes") else self._spares)
         _OPEN.add(self)
         self._executor = concurrent.futures.ThreadPoolExecutor(8, "sandbox-tool")
         return self

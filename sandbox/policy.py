@@ -231,7 +231,13 @@ class SandboxPolicy(BaseModel):
                     f"mounts: {mount.sandbox_path}: host directory {host} does not exist"
                 )
             mounts.append({**mount.model_dump(), "host_path": str(host)})
+        layers = self.layers
         return {
+            # Plain Python writes through the kernel, which cannot cap a directory's
+            # total: such workers write to private copies instead (staging.py).
+            "stage_writes": not layers.language
+            and layers.os
+            and any(m["mode"] == "rw" for m in mounts),
             "modules": list(self.modules),
             "builtins": list(self.builtins),
             "layers": self.layers.model_dump(),

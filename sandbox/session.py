@@ -21,6 +21,7 @@ from .messages import Done, parse_worker_message
 from .mount_usage import MountUsage
 from .output import Error, ScriptOutput
 from .process import SandboxError, WorkerHandle
+from .staged_writes import StagedWrites
 from .tools import ToolSet
 from .wire import ChannelClosed, FrameTooLarge, encode
 
@@ -53,7 +54,10 @@ class Session:
         self._worker_cpu = 0.0
         self._seq = 0
         # The mounts as the workers see them, resolved when the sandbox started.
-        self._mounts = MountUsage(sandbox.worker_config["mounts"])
+        mounts = sandbox.worker_config["mounts"]
+        self._measured = MountUsage(mounts)
+        self._staged = StagedWrites(mounts) if sandbox.worker_config.get("stage_writes") else None
+        self._writes: MountUsage | StagedWrites = self._measured
         self._overdrawn: str | None = None
         # With the language layer on, a script cannot reach the channel, so the worker is
         # idle in recv() after its answer; only plain-Python scripts need stopping.
@@ -67,6 +71,13 @@ class Session:
     def _start_worker(self) -> None:
         worker, self._worker_cpu = self._sandbox._acquire()
         self.confinement = self._sandbox._confinement
+        if self._staged is not None and self.confinement["write_staging"].startswith("active"):
+            try:
+                self._staged.attach(worker.pid)
+            except OSError as exc:
+                worker.close()
+                raise SandboxError(f"cannot open the worker's staged mounts: {exc}") from None
+            self._writes = self._staged
         worker.sock.sendall(encode({"op": "init", "tools": self._tools.names}))
         self._worker = worker
 
@@ -110,6 +121,8 @@ class Session:
     def close(self) -> None:
         """End the session and kill its worker."""
         self._closed = True
+        if self._staged is not None:
+            self._staged.close()
         worker, self._worker = self._worker, None
         if worker is not None:
             worker.close()
@@ -224,13 +237,8 @@ class Session:
         ):
             output = Error(message=explain("result_limit", limits.model_dump()))
             error_code = ErrorCode.OUTPUT_LIMIT
-        overdrawn = self._mounts.overdrawn()
+        overdrawn = self._check_writes()
         if overdrawn is not None:
-            # Writes beyond a mount's budget (possible with the language layer off): the
-            # session's worker is retired and the session refuses further runs.
-            assert self._worker is not None
-            self._retire(self._worker)
-            self._overdrawn = overdrawn
             output, error_code = Error(message=overdrawn), ErrorCode.OUTPUT_LIMIT
         # Every field is already validated: skip a second validation pass.
         return Execution.model_construct(
@@ -252,6 +260,16 @@ class Session:
             raise SandboxError("the sandbox is closed")
         return executor
 
+    def _check_writes(self) -> str | None:
+        """Writes beyond a mount's budget (possible with the language layer off) retire
+        the session's worker, and the session refuses further runs."""
+        overdrawn = self._writes.overdrawn()
+        if overdrawn is not None:
+            if self._worker is not None:
+                self._retire(self._worker)
+            self._overdrawn = overdrawn
+        return overdrawn
+
     def _retire(self, worker: WorkerHandle) -> int:
         peak = worker.memory_bytes() or 0
         worker.close()
@@ -269,6 +287,7 @@ class Session:
     ) -> Execution:
         cpu = worker.cpu_seconds() or 0.0
         peak = self._retire(worker)
+        self._check_writes()  # what the run wrote before it was stopped
         if self._sandbox._zygote is not None:
             self._sandbox._zygote.forget(worker.pid)
         return Execution(
@@ -291,6 +310,7 @@ class Session:
     ) -> Execution:
         killed_by_host = worker.killed_by_host
         peak = self._retire(worker)
+        self._check_writes()
         zygote = self._sandbox._zygote
         status = zygote.exit_status(worker.pid, timeout=2.0) if zygote else None
         signum = (status or {}).get("signal")

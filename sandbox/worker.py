@@ -50,7 +50,13 @@ def serve(
     try:
         limits = config["limits"]
         layers = config.get("layers", {"language": True, "os": True})
-        report = confine(channel_fd, limits, os_layer=layers["os"], mounts=config.get("mounts", []))
+        report = confine(
+            channel_fd,
+            limits,
+            os_layer=layers["os"],
+            mounts=config.get("mounts", []),
+            stage_writes=bool(config.get("stage_writes")),
+        )
         report["language"] = "active" if layers["language"] else "off"
         reseed_random()
         sock = socket.socket(fileno=channel_fd)

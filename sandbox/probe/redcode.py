@@ -62,7 +62,8 @@ def run_case(
         execution, tied = _run(holder, stage)
         elapsed = time.perf_counter() - started
         survivors = census.alive(tied) + census.orphans(since, [stage.nonce])
-        effects = stage.effects(execution.model_dump_json())
+        # What the script produced, not the run's timings: a pid can hide in a float.
+        effects = stage.effects(execution.stdout + "\n" + execution.output.model_dump_json())
         if survivors:
             effects.append(f"processes outlived the session: {census.describe(survivors)}")
             census.kill(survivors)

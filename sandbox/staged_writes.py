@@ -1,0 +1,184 @@
+"""The host's side of staged writes: apply a worker's changes to the real directories.
+
+A worker whose writable mounts are private tmpfs copies (``staging.py``) changes only
+those copies. After each run the host reads them through ``/proc/PID/root`` (opened
+once, when the worker starts, before any script ran) and applies what changed since the
+previous run — new and modified files, new directories, removals — to the real
+directory, provided the session's growth stays within the mount's ``max_bytes``.
+Otherwise nothing of that run is applied and the session is stopped.
+
+The copies are read without following links, and only regular files and directories
+are applied, so a script cannot make the host read or write anywhere else.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from typing import Any
+
+from .mount_usage import MAX_ENTRIES, tree_size
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+
+@dataclass(frozen=True)
+class _Entry:
+    is_dir: bool
+    size: int
+    stamp: tuple[int, int, int]  # inode, mtime, ctime: any write changes one of them
+
+
+def _walk(fd: int, prefix: str = "", into: dict[str, _Entry] | None = None) -> dict[str, _Entry]:
+    """Directories and regular files under ``fd`` by relative path (links not followed)."""
+    found = {} if into is None else into
+    with os.scandir(fd) as entries:
+        for entry in entries:
+            if len(found) >= MAX_ENTRIES:
+                break
+            info = entry.stat(follow_symlinks=False)
+            path = prefix + entry.name
+            stamp = (info.st_ino, info.st_mtime_ns, info.st_ctime_ns)
+            if stat.S_ISDIR(info.st_mode):
+                found[path] = _Entry(True, 0, stamp)
+                child = os.open(entry.name, _DIR_FLAGS, dir_fd=fd)
+                try:
+                    _walk(child, path + "/", found)
+                finally:
+                    os.close(child)
+            elif stat.S_ISREG(info.st_mode):
+                found[path] = _Entry(False, info.st_size, stamp)
+    return found
+
+
+def _bytes(entries: dict[str, _Entry]) -> int:
+    return sum(e.size for e in entries.values())
+
+
+def _read(root: int, path: str, limit: int) -> bytes:
+    """The content of the regular file ``path`` under ``root``, following no link."""
+    *parents, name = path.split("/")
+    fd = os.dup(root)
+    try:
+        for part in parents:
+            child = os.open(part, _DIR_FLAGS, dir_fd=fd)
+            os.close(fd)
+            fd = child
+        file = os.open(name, _FILE_FLAGS, dir_fd=fd)
+    finally:
+        os.close(fd)
+    try:
+        if not stat.S_ISREG(os.fstat(file).st_mode):
+            raise OSError(f"{path} is no longer a regular file")
+        chunks, total = [], 0
+        while total < limit and (chunk := os.read(file, min(1 << 20, limit - total))):
+            chunks.append(chunk)
+            total += len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(file)
+
+
+def _copy_out(data: bytes, target: str) -> None:
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(target, flags, 0o666)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
+
+
+class _StagedMount:
+    def __init__(self, mount: dict[str, Any]) -> None:
+        self.host_path: str = mount["host_path"]
+        self.sandbox_path: str = mount["sandbox_path"]
+        self.max_bytes = int(mount["max_bytes"])
+        self.start_bytes = tree_size(self.host_path)
+        self.root: int | None = None
+        self.seen: dict[str, _Entry] = {}
+
+    def attach(self, pid: int) -> None:
+        self.detach()
+        self.root = os.open(f"/proc/{pid}/root{self.host_path}", _DIR_FLAGS)
+        self.seen = _walk(self.root)
+
+    def detach(self) -> None:
+        if self.root is not None:
+            os.close(self.root)
+            self.root = None
+
+    def pending(self) -> tuple[dict[str, _Entry], str | None]:
+        """The copy as it is now, and why it may not be applied (None: it may)."""
+        if self.root is None:
+            return self.seen, None
+        now = _walk(self.root)
+        grown = tree_size(self.host_path) + _bytes(now) - _bytes(self.seen) - self.start_bytes
+        if grown <= self.max_bytes:
+            return now, None
+        return now, (
+            f"The session wrote {grown} bytes under {self.sandbox_path}, more than its "
+            f"budget of {self.max_bytes} bytes; nothing of this run was kept and the "
+            f"session's worker was stopped. Write less, or summarise before writing."
+        )
+
+    def apply(self, now: dict[str, _Entry]) -> None:
+        """Make the real directory show the changes from ``seen`` to ``now``."""
+        real = os.path.realpath(self.host_path)
+        for path in sorted(set(self.seen) - set(now), reverse=True):  # children first
+            target = os.path.join(real, path)
+            try:
+                if self.seen[path].is_dir:
+                    os.rmdir(target)
+                else:
+                    os.unlink(target)
+            except OSError:
+                continue  # already gone, or the host put something there meanwhile
+        for path in sorted(now):  # a directory sorts before what it holds
+            entry = now[path]
+            if self.seen.get(path) == entry:
+                continue
+            target = os.path.join(real, path)
+            # Never through a link the host side may have left in the real directory.
+            if os.path.realpath(os.path.dirname(target)) != os.path.dirname(target):
+                continue
+            if entry.is_dir:
+                os.makedirs(target, exist_ok=True)
+            else:
+                _copy_out(_read(self.root_fd, path, entry.size), target)
+        self.seen = now
+
+    @property
+    def root_fd(self) -> int:
+        assert self.root is not None
+        return self.root
+
+
+class StagedWrites:
+    """A session's writable mounts whose workers write to private copies."""
+
+    def __init__(self, mounts: list[dict[str, Any]]) -> None:
+        self._mounts = [_StagedMount(m) for m in mounts if m["mode"] == "rw"]
+
+    def attach(self, pid: int) -> None:
+        """Open the copies of a newly started worker (before it runs any script)."""
+        for mount in self._mounts:
+            mount.attach(pid)
+
+    def overdrawn(self) -> str | None:
+        """Apply the last run's changes; None, or why nothing was applied."""
+        pending = [(mount, *mount.pending()) for mount in self._mounts]
+        for _, _, problem in pending:
+            if problem is not None:
+                return problem
+        for mount, now, _ in pending:
+            mount.apply(now)
+        return None
+
+    def close(self) -> None:
+        """Let go of the copies (their memory is freed with the last reference)."""
+        for mount in self._mounts:
+            mount.detach()

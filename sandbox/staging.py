@@ -1,0 +1,165 @@
+"""Writable mounts as private, size-capped copies (Linux user and mount namespaces).
+
+With the language layer off, a script writes through the kernel, which caps each file
+(RLIMIT_FSIZE) but not a directory's total. So, before confinement, the worker enters
+its own user and mount namespaces and covers each writable mount with a tmpfs of
+bounded size holding a copy of the directory. The script writes there; after each run
+the host applies what changed to the real directory, and only while the session stays
+within the mount's budget (``staged_writes.py``). Bytes beyond the budget never reach
+the host.
+
+No root needed where the kernel allows unprivileged user namespaces; elsewhere
+:func:`stage` raises and the worker reports the mechanism as degraded.
+
+Worker side: standard library only.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import stat
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+_CLONE_NEWNS, _CLONE_NEWUSER = 0x00020000, 0x10000000
+_MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REC, _MS_PRIVATE = 2, 4, 8, 0x4000, 1 << 18
+_CAPABILITY_VERSION_3 = 0x20080522
+_PAGE = 4096
+#: Room beyond budget and copy for page rounding: up to this many partly filled pages.
+SLACK_PAGES = 256
+#: Entries a staged copy may hold beyond what it started with.
+EXTRA_INODES = 4096
+#: Largest directory copied at session start; bigger writable mounts are not staged.
+MAX_COPY_BYTES = 256 * 1024 * 1024
+MAX_COPY_ENTRIES = 20_000
+
+_libc = ctypes.CDLL(None, use_errno=True) if sys.platform == "linux" else None
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [
+        ("effective", ctypes.c_uint32),
+        ("permitted", ctypes.c_uint32),
+        ("inheritable", ctypes.c_uint32),
+    ]
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def _write(path: str, text: str) -> None:
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
+
+
+class _Source:
+    """One writable mount's real directory, measured and held open before it is covered."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        self.mode = stat.S_IMODE(os.fstat(self.fd).st_mode)
+        self.pages, self.entries = 0, 0
+        self._measure(self.fd)
+
+    def _measure(self, fd: int) -> None:
+        with os.scandir(fd) as entries:
+            for entry in entries:
+                self.entries += 1
+                if self.entries > MAX_COPY_ENTRIES:
+                    raise OSError(f"{self.path} holds more than {MAX_COPY_ENTRIES} entries")
+                info = entry.stat(follow_symlinks=False)
+                self.pages += -(-info.st_size // _PAGE) + 1
+                if self.pages * _PAGE > MAX_COPY_BYTES:
+                    raise OSError(f"{self.path} holds more than {MAX_COPY_BYTES} bytes")
+                if stat.S_ISDIR(info.st_mode):
+                    child = os.open(entry.name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+                    try:
+                        self._measure(child)
+                    finally:
+                        os.close(child)
+
+
+def _copy_tree(src_fd: int, dst: str) -> None:
+    """Regular files, directories and symlinks of ``src_fd`` into ``dst``; times kept."""
+    with os.scandir(src_fd) as entries:
+        for entry in entries:
+            info = entry.stat(follow_symlinks=False)
+            target = os.path.join(dst, entry.name)
+            if stat.S_ISDIR(info.st_mode):
+                os.mkdir(target, stat.S_IMODE(info.st_mode) | 0o700)
+                child = os.open(entry.name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=src_fd)
+                try:
+                    _copy_tree(child, target)
+                finally:
+                    os.close(child)
+            elif stat.S_ISREG(info.st_mode):
+                flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK
+                source = os.open(entry.name, flags, dir_fd=src_fd)
+                try:
+                    out = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, info.st_mode)
+                    try:
+                        while chunk := os.read(source, 1 << 20):
+                            os.write(out, chunk)
+                    finally:
+                        os.close(out)
+                finally:
+                    os.close(source)
+            elif stat.S_ISLNK(info.st_mode):
+                os.symlink(os.readlink(entry.name, dir_fd=src_fd), target)
+            else:
+                continue  # sockets, fifos, devices: not part of a mount's contents
+            os.utime(target, ns=(info.st_atime_ns, info.st_mtime_ns), follow_symlinks=False)
+
+
+def _drop_capabilities() -> None:
+    # The new user namespace granted every capability inside it; none is needed now.
+    assert _libc is not None
+    header = _CapHeader(_CAPABILITY_VERSION_3, 0)
+    data = (_CapData * 2)()
+    _check(_libc.capset(ctypes.byref(header), data), "capset")
+
+
+def stage(mounts: Sequence[dict[str, Any]]) -> str:
+    """Cover each ``rw`` mount with a private tmpfs copy; returns a description.
+
+    Irreversible for this process. Raises OSError when the machine does not allow it
+    (nothing has been covered then, unless the failure came mid-way; the caller treats
+    any failure as fatal for staging and reports it).
+    """
+    if _libc is None:
+        raise OSError("user namespaces exist only on Linux")
+    writable = [m for m in mounts if m["mode"] == "rw"]
+    sources = [_Source(m["host_path"]) for m in writable]
+    try:
+        uid, gid = os.getuid(), os.getgid()
+        _check(_libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNS), "unshare")
+        _write("/proc/self/setgroups", "deny")
+        _write("/proc/self/uid_map", f"{uid} {uid} 1")
+        _write("/proc/self/gid_map", f"{gid} {gid} 1")
+        # Nothing mounted here may propagate back to the host's namespace.
+        _check(_libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None), "mount private")
+        flags = _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
+        for mount, source in zip(writable, sources, strict=True):
+            size = (source.pages + SLACK_PAGES) * _PAGE + int(mount["max_bytes"])
+            options = f"size={size},nr_inodes={source.entries + EXTRA_INODES},mode={source.mode:o}"
+            target = source.path.encode()
+            _check(_libc.mount(b"tmpfs", target, b"tmpfs", flags, options.encode()), "mount")
+            _copy_tree(source.fd, source.path)
+    finally:
+        for source in sources:
+            os.close(source.fd)
+    _drop_capabilities()
+    return f"active (private tmpfs copies of {len(writable)} writable mount(s))"

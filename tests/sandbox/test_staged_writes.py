@@ -1,0 +1,128 @@
+"""Staged writes: with the language layer off, a writable mount is a private tmpfs copy
+whose changes reach the host directory after each run, within the mount's budget."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from sandbox import ErrorCode, FinalResult, Mount, Sandbox, SandboxPolicy
+
+BUDGET = 64 * 1024
+
+
+def staged_policy(out: Path, **limits: float) -> SandboxPolicy:
+    policy = (
+        SandboxPolicy.preset("default")
+        .with_layers(language=False)
+        .with_mounts(Mount(sandbox_path="/out", host_path=str(out), mode="rw", max_bytes=BUDGET))
+    )
+    return policy.with_limits(**limits) if limits else policy
+
+
+@pytest.fixture()
+def out(tmp_path: Path) -> Path:
+    directory = tmp_path / "out"
+    directory.mkdir()
+    (directory / "keep.txt").write_text("kept")
+    (directory / "old").mkdir()
+    (directory / "old" / "gone.txt").write_text("to be removed")
+    return directory
+
+
+@pytest.fixture()
+def sandbox(out: Path) -> Iterator[Sandbox]:
+    with Sandbox(staged_policy(out, wall_s=3)) as sb:
+        staging = sb.confinement["write_staging"]
+        if not staging.startswith("active"):
+            pytest.skip(f"write staging is degraded here: {staging}")
+        yield sb
+
+
+def tree(root: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(root)): (p.read_text() if p.is_file() else "<dir>")
+        for p in sorted(root.rglob("*"))
+    }
+
+
+def test_changes_reach_the_host_after_the_run(sandbox: Sandbox, out: Path) -> None:
+    with sandbox.session() as session:
+        ex = session.run(
+            f"import os, shutil\n"
+            f"base = {str(out)!r}\n"
+            f"before = sorted(os.listdir(base))\n"
+            f"open(base + '/keep.txt', 'a').write('!')\n"
+            f"os.makedirs(base + '/new/deeper')\n"
+            f"open(base + '/new/deeper/a.txt', 'w').write('a')\n"
+            f"shutil.rmtree(base + '/old')\n"
+            f"final_result(before)"
+        )
+        assert ex.output == FinalResult(value=["keep.txt", "old"])
+        assert tree(out) == {
+            "keep.txt": "kept!",
+            "new": "<dir>",
+            "new/deeper": "<dir>",
+            "new/deeper/a.txt": "a",
+        }
+        # The next run sees its own changes; a later session sees what was applied.
+        ex = session.run(f"final_result(open({str(out / 'keep.txt')!r}).read())")
+        assert ex.output == FinalResult(value="kept!")
+    with sandbox.session() as later:
+        ex = later.run(f"final_result(open({str(out / 'new/deeper/a.txt')!r}).read())")
+        assert ex.output == FinalResult(value="a")
+
+
+def test_many_files_beyond_the_budget_never_reach_the_host(sandbox: Sandbox, out: Path) -> None:
+    before = tree(out)
+    with sandbox.session() as session:
+        ex = session.run(
+            f"for i in range(12):\n"
+            f"    open({str(out)!r} + f'/part-{{i}}', 'w').write('x' * {BUDGET // 4})\n"
+        )
+        assert ex.error_code == ErrorCode.OUTPUT_LIMIT
+        assert "budget" in ex.output.message  # type: ignore[union-attr]
+        assert tree(out) == before
+        again = session.run("final_result(1)")
+        assert again.error_code == ErrorCode.OUTPUT_LIMIT
+
+
+def test_a_stopped_run_keeps_what_it_wrote_within_budget(sandbox: Sandbox, out: Path) -> None:
+    with sandbox.session() as session:
+        ex = session.run(
+            f"open({str(out)!r} + '/partial.txt', 'w').write('before the loop')\n"
+            "while True:\n    pass\n"
+        )
+        assert ex.error_code == ErrorCode.TIMEOUT
+    assert (out / "partial.txt").read_text() == "before the loop"
+
+
+def test_the_script_cannot_reach_the_real_directory(sandbox: Sandbox, out: Path) -> None:
+    with sandbox.session() as session:
+        ex = session.run(
+            "import ctypes, os\n"
+            "libc = ctypes.CDLL(None, use_errno=True)\n"
+            f"gone = libc.umount2({str(out).encode()!r}, 2)\n"
+            "final_result([gone, ctypes.get_errno() != 0])"
+        )
+        assert ex.output == FinalResult(value=[-1, True])
+
+
+def test_the_host_keeps_no_copy_open_after_the_session(sandbox: Sandbox) -> None:
+    descriptors = len(os.listdir("/proc/self/fd"))
+    for _ in range(3):
+        with sandbox.session() as session:
+            session.run("x = 1")
+    assert len(os.listdir("/proc/self/fd")) <= descriptors
+
+
+def test_with_the_language_layer_on_writes_go_straight_through(out: Path) -> None:
+    policy = staged_policy(out).with_layers(language=True)
+    policy = policy.model_copy(update={"modules": (*policy.modules, "os")})
+    with Sandbox(policy) as sandbox, sandbox.session() as session:
+        assert "write_staging" not in sandbox.confinement
+        session.run("open('/out/direct.txt', 'w').write('now')")
+    assert (out / "direct.txt").read_text() == "now"
