@@ -255,12 +255,20 @@ class ScriptRuntime:
     def _done(
         self, output: dict[str, Any], error_code: str | None, cpu_start: float
     ) -> dict[str, Any]:
+        """The ``done`` fields; ``output`` is JSON text when it could be encoded (the
+        worker embeds it in the frame as is), else a dict explaining why not."""
+        value: dict[str, Any] | str
         try:
-            value = {key: to_json(item) for key, item in output.items()}
-            encoded = json.dumps(value, ensure_ascii=False)
+            encoded = json.dumps(
+                {key: to_json(item) for key, item in output.items()},
+                ensure_ascii=False,
+                separators=(",", ":"),
+            )
             if len(encoded) > self.limits["result_bytes"]:
                 value = {"type": "error", "message": explain("result_limit", self.limits)}
                 error_code = "output_limit"
+            else:
+                value = encoded
         except (NotJsonable, RecursionError, ValueError, TypeError) as exc:
             kind = output.get("type", "output")
             value = {

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import functools
 import os
 import platform
 import signal
@@ -110,6 +111,33 @@ def build_filter(pid: int, machine: str | None = None, *, file_writes: bool = Fa
     return _assemble(prog)
 
 
+#: Stands for the worker's pid in a program built ahead of time (no real pid is this).
+_PID_SENTINEL = 0xFFFFFFFE
+
+
+@functools.cache
+def _template(machine: str, file_writes: bool) -> bytes:
+    return build_filter(_PID_SENTINEL, machine, file_writes=file_writes)
+
+
+def prepare() -> None:
+    """Build the programs ahead of time (the zygote does, so its workers only patch in
+    their pid instead of assembling the filter again)."""
+    try:
+        for file_writes in (False, True):
+            _template(platform.machine(), file_writes)
+    except OSError:
+        pass  # no table for this machine: each worker reports the filter as degraded
+
+
+def filter_for(pid: int, *, file_writes: bool = False) -> bytes:
+    """The program of :func:`build_filter` for ``pid``, from the prepared template."""
+    template = _template(platform.machine(), file_writes)
+    marker = struct.pack("=HBBI", _JEQ, 0, 3, _PID_SENTINEL)
+    assert template.count(marker) == 1
+    return template.replace(marker, struct.pack("=HBBI", _JEQ, 0, 3, pid))
+
+
 class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
@@ -137,7 +165,7 @@ def install_syscall_filter(*, file_writes: bool = False) -> None:
     """Load the seccomp filter into this process (irreversible)."""
     if _libc is None:
         raise OSError(errno.ENOSYS, "seccomp needs Linux")
-    program = build_filter(os.getpid(), file_writes=file_writes)
+    program = filter_for(os.getpid(), file_writes=file_writes)
     buf = ctypes.create_string_buffer(program, len(program))
     fprog = _SockFprog(len(program) // 8, ctypes.cast(buf, ctypes.c_void_p))
     _prctl(_PR_SET_NO_NEW_PRIVS, 1)

@@ -23,7 +23,7 @@ from .output import Error, ScriptOutput
 from .process import SandboxError, WorkerHandle
 from .staged_writes import StagedWrites
 from .tools import ToolSet
-from .wire import ChannelClosed, FrameTooLarge, encode
+from .wire import ChannelClosed, FrameTooLarge, encode, encode_run
 
 if TYPE_CHECKING:
     from .host import Sandbox
@@ -159,7 +159,7 @@ class Session:
         try:
             if self._pause_between_runs:
                 worker.resume()
-            worker.sock.sendall(encode({"op": "run", "source": source, "seq": self._seq}))
+            worker.sock.sendall(encode_run(source, self._seq))
             while True:
                 frame = worker.reader.next_frame()
                 if frame is None:

@@ -30,6 +30,13 @@ def encode(message: Any) -> bytes:
     return _HEADER.pack(len(payload)) + payload
 
 
+def encode_run(source: str, seq: int) -> bytes:
+    """The frame of a ``run`` request (the hot path: only the source needs encoding)."""
+    text = json.dumps(source, ensure_ascii=False)
+    payload = f'{{"op":"run","seq":{int(seq)},"source":{text}}}'.encode()
+    return _HEADER.pack(len(payload)) + payload
+
+
 class FrameReader:
     """Reads whole frames from a blocking socket."""
 

@@ -37,10 +37,22 @@ RECURSION_MARGIN = 40
 
 
 def _frame(message: Any) -> bytes:
-    text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+    return _framed(json.dumps(message, ensure_ascii=False, separators=(",", ":")))
+
+
+def _framed(text: str) -> bytes:
     # Lone surrogates (e.g. "\ud800" built by a script) cannot be UTF-8 encoded.
     payload = text.encode("utf-8", "replace")
     return len(payload).to_bytes(4, "big") + payload
+
+
+def _done_frame(done: dict[str, Any]) -> bytes:
+    """The ``done`` frame, embedding an output the runtime already encoded as JSON."""
+    output = done.pop("output")
+    if not isinstance(output, str):
+        return _frame({**done, "output": output})
+    rest = json.dumps(done, ensure_ascii=False, separators=(",", ":"))
+    return _framed(f'{{"output":{output},{rest[1:]}')
 
 
 def serve(
@@ -76,9 +88,8 @@ def serve(
             "open_": make_open(mounts) if mounts else None,
         }
         builtin_names = config["builtins"]
-        ScriptRuntime(limits, builtin_names, make_import(proxies), call_host, **options).run(
-            _WARM_UP
-        )
+        warm_up = ScriptRuntime(limits, builtin_names, make_import(proxies), call_host, **options)
+        _done_frame(warm_up.run(_WARM_UP))
         runtime = ScriptRuntime(limits, builtin_names, make_import(proxies), call_host, **options)
         install_cpu_handlers(runtime)
         sys.setrecursionlimit(int(limits["recursion_depth"]) + RECURSION_MARGIN)
@@ -100,7 +111,7 @@ def serve(
             elif op == "run":
                 done = runtime.run(str(message["source"]))
                 done["seq"] = message.get("seq")
-                sock.sendall(_frame(done))
+                sock.sendall(_done_frame(done))
             elif op == "exit":
                 break
     except (ChannelClosed, OSError):

@@ -27,7 +27,7 @@ import sys
 import traceback
 from typing import Any
 
-from . import landlock
+from . import landlock, seccomp
 from .compiler import compile_script
 from .files import Mounts, module_members
 from .modules import build_proxies
@@ -73,6 +73,7 @@ def main(ctrl_fd: int) -> None:
         proxies = build_proxies(config["modules"], module_members(mounts))
         compile_script(_WARM_UP, "<warm-up>")
         landlock.python_paths()  # computed once here, inherited by every worker
+        seccomp.prepare()
         # Keep the collector away from everything imported so far: workers then share
         # those pages with the zygote instead of copying them on first GC pass.
         gc.collect()

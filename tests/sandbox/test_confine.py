@@ -295,3 +295,11 @@ def test_real_worker_is_confined(monkeypatch: pytest.MonkeyPatch) -> None:
     assert b"CODEACT_TEST_SECRET" not in zygote_environ
     for mechanism in ("process_group", "environment", "rlimits", "syscall_filter"):
         assert report[mechanism] == "active", report
+
+
+@pytest.mark.parametrize("file_writes", [False, True])
+def test_the_prepared_filter_is_the_one_built_for_the_pid(file_writes: bool) -> None:
+    seccomp.prepare()
+    for pid in (1, os.getpid(), 4_194_304):
+        built = seccomp.build_filter(pid, file_writes=file_writes)
+        assert seccomp.filter_for(pid, file_writes=file_writes) == built
