@@ -22,7 +22,7 @@ from codeact.messages import Message
 from codeact.models.base import Model
 from codeact.prompting import load_templates
 from codeact.schema import OutputSchema
-from sandbox import SandboxPolicy
+from sandbox import AsyncSandbox, Sandbox, SandboxPolicy
 
 if TYPE_CHECKING:
     from codeact.approval import Checkpoint
@@ -173,31 +173,59 @@ class Agent:
         return {a.name: a for a in [*self.sub_agents, *self.transfer_targets]}
 
     # -- running -----------------------------------------------------------------------
-    def stream(self, task: str, *, history: Sequence[Message] = ()) -> AgentStream:
-        """Start a run and return its event stream (``async for event in ...``)."""
+    def stream(
+        self,
+        task: str,
+        *,
+        history: Sequence[Message] = (),
+        sandbox: Sandbox | AsyncSandbox | None = None,
+    ) -> AgentStream:
+        """Start a run and return its event stream (``async for event in ...``).
+
+        ``sandbox``: a sandbox with this agent's policy to run the scripts in, kept up
+        by the caller across runs (each run still gets its own session); without it,
+        the run starts a sandbox and stops it at the end.
+        """
         from codeact.stream import AgentStream
 
         if not isinstance(task, str) or not task.strip():
             raise ValueError("the task must be a non-empty string")
-        return AgentStream.start(self, task=task, history=list(history))
+        return AgentStream.start(self, task=task, history=list(history), sandbox=sandbox)
 
-    def resume(self, checkpoint: Checkpoint, submission: SubmitInteraction) -> AgentStream:
+    def resume(
+        self,
+        checkpoint: Checkpoint,
+        submission: SubmitInteraction,
+        *,
+        sandbox: Sandbox | AsyncSandbox | None = None,
+    ) -> AgentStream:
         """Continue a run exported with :meth:`AgentStream.checkpoint` (maybe elsewhere)."""
         from codeact.stream import AgentStream
 
-        return AgentStream.resume(self, checkpoint, submission)
+        return AgentStream.resume(self, checkpoint, submission, sandbox)
 
     async def run(
-        self, task: str, *, history: Sequence[Message] = (), approver: Approver | None = None
+        self,
+        task: str,
+        *,
+        history: Sequence[Message] = (),
+        approver: Approver | None = None,
+        sandbox: Sandbox | AsyncSandbox | None = None,
     ) -> AgentOutput:
-        """Run to the end; ``approver`` answers approval requests."""
-        return await self.stream(task, history=history).result(approver)
+        """Run to the end; ``approver`` answers approval requests; ``sandbox`` as in
+        :meth:`stream`."""
+        return await self.stream(task, history=history, sandbox=sandbox).result(approver)
 
     def run_sync(
-        self, task: str, *, history: Sequence[Message] = (), approver: Approver | None = None
+        self,
+        task: str,
+        *,
+        history: Sequence[Message] = (),
+        approver: Approver | None = None,
+        sandbox: Sandbox | AsyncSandbox | None = None,
     ) -> AgentOutput:
         """:meth:`run` for code without an event loop."""
-        return asyncio.run(self.run(task, history=history, approver=approver))
+        return asyncio.run(self.run(task, history=history, approver=approver, sandbox=sandbox))
 
     def __repr__(self) -> str:
         return f"Agent({self.name!r}, model={self.model.name!r}, tools={list(self.tools)})"

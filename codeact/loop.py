@@ -49,23 +49,32 @@ def feedback_id() -> str:
 class RunContext:
     """What every agent of one run shares."""
 
-    def __init__(self, run_id: str, emit: Callable[[AgentEvent], None]) -> None:
+    def __init__(
+        self,
+        run_id: str,
+        emit: Callable[[AgentEvent], None],
+        shared: AsyncSandbox | None = None,
+    ) -> None:
         self.run_id = run_id
         self.emit = emit
         self.usage = UsageSummary()
         self.tool_calls: list[ToolCallLog] = []
         self.broker = InteractionBroker(emit)
+        self._shared = shared
         self._sandboxes: dict[str, AsyncSandbox] = {}
 
     async def sandbox(self, policy: SandboxPolicy) -> AsyncSandbox:
-        """A started sandbox for ``policy`` (one per distinct policy per run)."""
+        """A started sandbox for ``policy``: the caller's when its policy is this one,
+        else one the run starts (one per distinct policy per run)."""
         key = policy.digest()
+        if self._shared is not None and self._shared.policy.digest() == key:
+            return await self._shared.start()
         if key not in self._sandboxes:
             self._sandboxes[key] = await AsyncSandbox(policy, spares=1).start()
         return self._sandboxes[key]
 
     async def close(self) -> None:
-        """Stop every sandbox the run started."""
+        """Stop every sandbox the run started (the caller's stays up)."""
         sandboxes, self._sandboxes = list(self._sandboxes.values()), {}
         for sandbox in sandboxes:
             await sandbox.close()

@@ -21,7 +21,7 @@ from codeact.events import (
 from codeact.loop import AgentLoop, Continue, RunContext
 from codeact.messages import Message
 from codeact.output import AgentOutput, RunFailure
-from sandbox import SandboxError
+from sandbox import AsyncSandbox, Sandbox, SandboxError
 
 if TYPE_CHECKING:
     from codeact.agent import Agent, Approver
@@ -53,22 +53,35 @@ class AgentStream:
 
     # -- construction ----------------------------------------------------------------
     @classmethod
-    def _new(cls, root: Agent, run_id: str, task: str) -> AgentStream:
+    def _new(
+        cls, root: Agent, run_id: str, task: str, sandbox: Sandbox | AsyncSandbox | None
+    ) -> AgentStream:
         queue: asyncio.Queue[Any] = asyncio.Queue()
-        ctx = RunContext(run_id, queue.put_nowait)
+        ctx = RunContext(run_id, queue.put_nowait, shared_sandbox(root, sandbox))
         loop = AgentLoop(ctx, root, [])
         return cls(root, loop, ctx, task, queue)
 
     @classmethod
-    def start(cls, root: Agent, *, task: str, history: list[Message]) -> AgentStream:
+    def start(
+        cls,
+        root: Agent,
+        *,
+        task: str,
+        history: list[Message],
+        sandbox: Sandbox | AsyncSandbox | None = None,
+    ) -> AgentStream:
         """A new run of ``root`` on ``task`` after ``history``."""
-        stream = cls._new(root, uuid.uuid4().hex, task)
+        stream = cls._new(root, uuid.uuid4().hex, task, sandbox)
         stream._loop.messages = [stream._loop.system_message(root), *history, Message.human(task)]
         return stream
 
     @classmethod
     def resume(
-        cls, root: Agent, checkpoint: Checkpoint, submission: SubmitInteraction
+        cls,
+        root: Agent,
+        checkpoint: Checkpoint,
+        submission: SubmitInteraction,
+        sandbox: Sandbox | AsyncSandbox | None = None,
     ) -> AgentStream:
         """Continue ``checkpoint`` with the decisions in ``submission``."""
         if checkpoint.root_agent != root.name:
@@ -76,7 +89,7 @@ class AgentStream:
         if submission.batch_id != checkpoint.batch_id:
             raise ValueError("the submission answers another batch than the checkpoint's")
         current = _find_agent(root, checkpoint.agent)
-        stream = cls._new(root, checkpoint.run_id, "")
+        stream = cls._new(root, checkpoint.run_id, "", sandbox)
         loop = stream._loop
         loop.agent, loop.messages = current, list(checkpoint.messages)
         loop.steps, loop.agent_steps, loop.transfers = (
@@ -265,3 +278,16 @@ def _find_agent(root: Agent, name: str) -> Agent:
         seen.add(id(agent))
         pending.extend(agent.handoff_names().values())
     raise ValueError(f"the checkpoint's agent {name!r} is not reachable from {root.name!r}")
+
+
+def shared_sandbox(root: Agent, sandbox: Sandbox | AsyncSandbox | None) -> AsyncSandbox | None:
+    """The caller's sandbox for a run of ``root``; its policy must be the agent's."""
+    if sandbox is None:
+        return None
+    shared = sandbox if isinstance(sandbox, AsyncSandbox) else AsyncSandbox.wrap(sandbox)
+    if shared.policy.digest() != root.policy.digest():
+        raise ValueError(
+            f"the sandbox runs policy {shared.policy.name!r} ({shared.policy.digest()[:12]}), "
+            f"agent {root.name!r} has {root.policy.name!r} ({root.policy.digest()[:12]})"
+        )
+    return shared

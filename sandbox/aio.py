@@ -25,6 +25,13 @@ class AsyncSandbox:
     def __init__(self, policy: SandboxPolicy | str | None = None, *, spares: int = 2) -> None:
         self.sync = Sandbox(policy, spares=spares)
 
+    @classmethod
+    def wrap(cls, sandbox: Sandbox) -> AsyncSandbox:
+        """An async view of an existing :class:`Sandbox` (the same zygote and workers)."""
+        view = cls.__new__(cls)
+        view.sync = sandbox
+        return view
+
     @property
     def policy(self) -> SandboxPolicy:
         """The policy every session of this sandbox runs under."""
