@@ -14,18 +14,22 @@ def main(argv: list[str]) -> int:
         sys.path.insert(0, root)
     from benchmarks.m3tooleval.golden import golden_task_names
     from benchmarks.m3tooleval.runner import run_golden
+    from sandbox import Sandbox
 
     names = argv or golden_task_names()
     passed = 0
-    for name in names:
-        try:
-            run = run_golden(name)
-        except Exception as exc:
-            print(f"ERROR {name}: {type(exc).__name__}: {exc}")
-            continue
-        passed += run.passed
-        verdict = "pass" if run.passed else "FAIL"
-        print(f"{verdict} {name}: answer={run.value!r} expected={run.task.expected_output!r}")
+    # One sandbox for every task: each run still gets a fresh worker.
+    with Sandbox() as sandbox:
+        for name in names:
+            try:
+                run = run_golden(name, sandbox=sandbox)
+            except Exception as exc:
+                print(f"ERROR {name}: {type(exc).__name__}: {exc}")
+                continue
+            passed += run.passed
+            verdict = "pass" if run.passed else "FAIL"
+            answer, expected = run.value, run.task.expected_output
+            print(f"{verdict} {name}: answer={answer!r} expected={expected!r}")
     print(f"total: {passed}/{len(names)} passed")
     return 0 if passed == len(names) else 1
 

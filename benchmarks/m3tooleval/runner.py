@@ -26,8 +26,11 @@ class GoldenRun:
     replies_left: int
 
 
-def run_golden(task_name: str, max_steps: int = MAX_STEPS) -> GoldenRun:
-    """Run the golden replies of `task_name` through a fresh agent and grade the result."""
+def run_golden(task_name: str, max_steps: int = MAX_STEPS, sandbox: Any = None) -> GoldenRun:
+    """Run the golden replies of `task_name` through a fresh agent and grade the result.
+
+    `sandbox`: a started `Sandbox` with the default policy to share across tasks.
+    """
     from codeact import Agent
     from codeact.models import ScriptedModel, ScriptedReply
 
@@ -44,7 +47,7 @@ def run_golden(task_name: str, max_steps: int = MAX_STEPS) -> GoldenRun:
         tools=tools_for(task.domain),
         max_steps=max_steps,
     )
-    out = agent.run_sync(task.instruction)
+    out = agent.run_sync(task.instruction, sandbox=sandbox)
     value = out.value
     return GoldenRun(
         task=task,

@@ -59,5 +59,5 @@ def test_an_async_sandbox_is_used_as_is() -> None:
 def test_a_sandbox_with_another_policy_is_refused() -> None:
     agent = counting_agent(SandboxPolicy.preset("default"), [py("final_result(1)")])
     with Sandbox(SandboxPolicy.preset("strict")) as sandbox:
-        with pytest.raises(ValueError, match="strict.*agent 'counter'"):
+        with pytest.raises(ValueError, match=r"strict.*agent 'counter'"):
             agent.run_sync("count", sandbox=sandbox)
