@@ -41,6 +41,8 @@ from .jsonsafe import NotJsonable, to_json
 from .limits_text import explain
 
 MAX_MESSAGE_CHARS = 4000
+#: After the CPU limit, the script is interrupted again this often until it ends.
+CPU_REPEAT_S = 0.05
 HELPERS = ("final_result", "observation", "error", "transfer_to_agent")
 
 _TOOL_EXCEPTIONS = {
@@ -110,6 +112,7 @@ class ScriptRuntime:
         self._has_last_value = False
         self._tool_calls = 0
         self._in_script = False
+        self._cpu_exceeded = False
 
     def add_tools(self, names: list[str]) -> None:
         """Bind each host tool as a plain function in the script's globals."""
@@ -197,10 +200,19 @@ class ScriptRuntime:
 
     # -- running a script ----------------------------------------------------------
     def on_cpu_signal(self, signum: int, frame: Any) -> None:
-        """SIGPROF/SIGXCPU handler: stop the script if one is running."""
-        if self._in_script:
-            self._in_script = False
-            raise LimitExceeded("cpu_limit", explain("cpu_limit", self.limits))
+        """SIGPROF/SIGXCPU handler: stop the script if one is running.
+
+        A script can swallow one exception (``finally: return``, an ``__exit__`` that
+        returns True), so the timer is re-armed to interrupt it again, and the run is
+        reported as over its CPU limit however it ends.
+        """
+        if not self._in_script:
+            return
+        self._cpu_exceeded = True
+        if frame is not None and frame.f_code is _RUN_CODE:
+            return  # between the script's end and our own bookkeeping: nothing to stop
+        signal.setitimer(signal.ITIMER_PROF, CPU_REPEAT_S)
+        raise LimitExceeded("cpu_limit", explain("cpu_limit", self.limits))
 
     def run(self, source: str) -> dict[str, Any]:
         """Compile and run one script; return the ``done`` message's fields."""
@@ -241,6 +253,10 @@ class ScriptRuntime:
         except BaseException as exc:
             self._output = {"type": "error", "message": self.format_exception(exc)}
             error_code = "policy_violation" if isinstance(exc, PolicyRefusal) else "runtime_error"
+        if self._cpu_exceeded and error_code != "cpu_limit":
+            # The script swallowed the interruption and went on: the limit still holds.
+            self._output = {"type": "error", "message": explain("cpu_limit", self.limits)}
+            error_code = "cpu_limit"
         if self._output is None:
             if (
                 self._has_last_value
@@ -313,6 +329,9 @@ class ScriptRuntime:
         if len(lines) > 60:
             lines = [*lines[:20], f"  ... {len(lines) - 41} lines cut ...", *lines[-21:]]
         return "\n".join(lines)
+
+
+_RUN_CODE = ScriptRuntime.run.__code__
 
 
 def install_cpu_handlers(runtime: ScriptRuntime) -> None:

@@ -71,8 +71,28 @@ CPU_OR_WALL = {"cpu_limit": "CPU time", "timeout": "wall-clock"}
         ("import re\nre.match(r'(a+)+$', 'a' * 40 + 'b')", CPU_OR_WALL),
         ("10**10**8", CPU_OR_WALL),
         ("import time\ntime.sleep(30)", {"timeout": "wall-clock"}),
+        (
+            "class Quiet:\n    def __enter__(self):\n        return self\n"
+            "    def __exit__(self, *exc):\n        return True\n"
+            "with Quiet():\n    while True:\n        pass\nfinal_result('went on')",
+            CPU_OR_WALL,
+        ),
+        (
+            "def spin():\n    try:\n        while True:\n            pass\n"
+            "    finally:\n        return 1\nwhile True:\n    spin()",
+            CPU_OR_WALL,
+        ),
     ],
-    ids=["python-loop", "swallowing-loop", "c-sum", "catastrophic-regex", "bigint", "sleep"],
+    ids=[
+        "python-loop",
+        "swallowing-loop",
+        "c-sum",
+        "catastrophic-regex",
+        "bigint",
+        "sleep",
+        "exit-swallows",
+        "finally-return-swallows",
+    ],
 )
 def test_cpu_and_wall_limits(tight: Sandbox, source: str, codes: dict[str, str]) -> None:
     check_stopped(tight, source, codes, max_s=TIGHT.limits.wall_s + 1.5)
