@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import keyword
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -224,8 +225,19 @@ class Agent:
         approver: Approver | None = None,
         sandbox: Sandbox | AsyncSandbox | None = None,
     ) -> AgentOutput:
-        """:meth:`run` for code without an event loop."""
-        return asyncio.run(self.run(task, history=history, approver=approver, sandbox=sandbox))
+        """:meth:`run` for synchronous code.
+
+        Called where an event loop is already running (a notebook, an async web
+        framework), the run gets its own loop in a helper thread and this call blocks
+        until it ends; ``await agent.run(...)`` is the better choice there.
+        """
+        run = self.run(task, history=history, approver=approver, sandbox=sandbox)
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(run)
+        with concurrent.futures.ThreadPoolExecutor(1, "codeact-run") as pool:
+            return pool.submit(asyncio.run, run).result()
 
     def __repr__(self) -> str:
         return f"Agent({self.name!r}, model={self.model.name!r}, tools={list(self.tools)})"

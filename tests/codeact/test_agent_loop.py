@@ -239,3 +239,12 @@ def test_every_model_failure_code_is_a_run_failure_code() -> None:
     from codeact.models import ErrorCode
 
     assert {code.value for code in ErrorCode} <= {code.value for code in FailureCode}
+
+
+def test_run_sync_works_inside_a_running_event_loop() -> None:
+    agent = Agent("shop", ScriptedModel([py("final_result(lookup('cloak'))")]), tools=[lookup])
+
+    async def handler() -> float:
+        return agent.run_sync("Price of a cloak?").value  # type: ignore[no-any-return]
+
+    assert arun(handler()) == 25.5
