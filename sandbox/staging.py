@@ -17,6 +17,7 @@ Worker side: standard library only.
 from __future__ import annotations
 
 import ctypes
+import itertools
 import os
 import stat
 import sys
@@ -72,7 +73,11 @@ class _Source:
         self.fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
         self.mode = stat.S_IMODE(os.fstat(self.fd).st_mode)
         self.pages, self.entries = 0, 0
-        self._measure(self.fd)
+        try:
+            self._measure(self.fd)
+        except BaseException:
+            os.close(self.fd)
+            raise
 
     def _measure(self, fd: int) -> None:
         with os.scandir(fd) as entries:
@@ -132,34 +137,52 @@ def _drop_capabilities() -> None:
     _check(_libc.capset(ctypes.byref(header), data), "capset")
 
 
+class StagingFailed(RuntimeError):
+    """Staging broke half-way: the worker must not run scripts."""
+
+
+def _cover(writable: list[dict[str, Any]], sources: list[_Source], uid: int, gid: int) -> None:
+    assert _libc is not None
+    _write("/proc/self/setgroups", "deny")
+    _write("/proc/self/uid_map", f"{uid} {uid} 1")
+    _write("/proc/self/gid_map", f"{gid} {gid} 1")
+    # Nothing mounted here may propagate back to the host's namespace.
+    _check(_libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None), "mount private")
+    flags = _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
+    for mount, source in zip(writable, sources, strict=True):
+        size = (source.pages + SLACK_PAGES) * _PAGE + int(mount["max_bytes"])
+        options = f"size={size},nr_inodes={source.entries + EXTRA_INODES},mode={source.mode:o}"
+        target = source.path.encode()
+        _check(_libc.mount(b"tmpfs", target, b"tmpfs", flags, options.encode()), "mount")
+        _copy_tree(source.fd, source.path)
+    _drop_capabilities()
+
+
 def stage(mounts: Sequence[dict[str, Any]]) -> str:
     """Cover each ``rw`` mount with a private tmpfs copy; returns a description.
 
-    Irreversible for this process. Raises OSError when the machine does not allow it
-    (nothing has been covered then, unless the failure came mid-way; the caller treats
-    any failure as fatal for staging and reports it).
+    Irreversible for this process. Raises OSError when this machine or these mounts do
+    not allow it (nothing has changed then: the caller reports staging as degraded),
+    and :class:`StagingFailed` when it broke half-way (the worker must stop).
     """
     if _libc is None:
         raise OSError("user namespaces exist only on Linux")
     writable = [m for m in mounts if m["mode"] == "rw"]
-    sources = [_Source(m["host_path"]) for m in writable]
+    paths = sorted(m["host_path"] for m in writable)
+    for outer, inner in itertools.pairwise(paths):
+        if inner == outer or inner.startswith(outer.rstrip("/") + "/"):
+            raise OSError(f"writable mounts {outer} and {inner} nest")
+    sources: list[_Source] = []
     try:
+        sources.extend(_Source(m["host_path"]) for m in writable)
         uid, gid = os.getuid(), os.getgid()
         _check(_libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNS), "unshare")
-        _write("/proc/self/setgroups", "deny")
-        _write("/proc/self/uid_map", f"{uid} {uid} 1")
-        _write("/proc/self/gid_map", f"{gid} {gid} 1")
-        # Nothing mounted here may propagate back to the host's namespace.
-        _check(_libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None), "mount private")
-        flags = _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
-        for mount, source in zip(writable, sources, strict=True):
-            size = (source.pages + SLACK_PAGES) * _PAGE + int(mount["max_bytes"])
-            options = f"size={size},nr_inodes={source.entries + EXTRA_INODES},mode={source.mode:o}"
-            target = source.path.encode()
-            _check(_libc.mount(b"tmpfs", target, b"tmpfs", flags, options.encode()), "mount")
-            _copy_tree(source.fd, source.path)
+        try:
+            _cover(writable, sources, uid, gid)
+        except OSError as exc:
+            # Writes might now land in a copy the host never reads: no state to run in.
+            raise StagingFailed(f"staging the writable mounts failed: {exc}") from None
     finally:
         for source in sources:
             os.close(source.fd)
-    _drop_capabilities()
     return f"active (private tmpfs copies of {len(writable)} writable mount(s))"

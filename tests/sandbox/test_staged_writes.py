@@ -126,3 +126,21 @@ def test_with_the_language_layer_on_writes_go_straight_through(out: Path) -> Non
         assert "write_staging" not in sandbox.confinement
         session.run("open('/out/direct.txt', 'w').write('now')")
     assert (out / "direct.txt").read_text() == "now"
+
+
+def test_nested_writable_mounts_are_not_staged_and_say_why(tmp_path: Path) -> None:
+    outer = tmp_path / "outer"
+    inner = outer / "inner"
+    inner.mkdir(parents=True)
+    policy = (
+        SandboxPolicy.preset("default")
+        .with_layers(language=False)
+        .with_mounts(
+            Mount(sandbox_path="/a", host_path=str(outer), mode="rw"),
+            Mount(sandbox_path="/b", host_path=str(inner), mode="rw"),
+        )
+    )
+    with Sandbox(policy) as sandbox, sandbox.session() as session:
+        assert sandbox.confinement["write_staging"].startswith("degraded: writable mounts")
+        session.run(f"open({str(inner / 'f.txt')!r}, 'w').write('direct')")
+    assert (inner / "f.txt").read_text() == "direct"
