@@ -65,7 +65,11 @@ def _own_process_group() -> None:
 
 
 def _restrict_filesystem(mounts: Sequence[dict[str, Any]]) -> str:
-    read_only = [*landlock.python_paths(), *(m["host_path"] for m in mounts if m["mode"] == "ro")]
+    read_only = [
+        *landlock.python_paths(),
+        *landlock.library_paths(),
+        *(m["host_path"] for m in mounts if m["mode"] == "ro"),
+    ]
     read_write = [m["host_path"] for m in mounts if m["mode"] == "rw"]
     try:
         abi = landlock.restrict(read_only, read_write)

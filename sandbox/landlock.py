@@ -1,10 +1,11 @@
 """Filesystem confinement of a worker with Landlock (Linux ≥ 5.13, no root needed).
 
-After :func:`restrict`, the worker can read the Python installation (so that imports
-keep working when the language layer is off), read ``ro`` mounts, read and write
-``rw`` mounts — and nothing else: not /etc, /proc, /root, /tmp or the project. Where
-the kernel offers them, TCP bind/connect and signals or abstract sockets leaving the
-sandbox are refused too. The syscalls are made through ctypes; nothing to install.
+After :func:`restrict`, the worker can read the Python installation and the system's
+shared libraries (so that imports keep working when the language layer is off), read
+``ro`` mounts, read and write ``rw`` mounts — and nothing else: not /etc (bar the
+loader's cache), /proc, /root, /tmp, /home or the project. Where the kernel offers
+them, TCP bind/connect and signals or abstract sockets leaving the sandbox are refused
+too. The syscalls are made through ctypes; nothing to install.
 
 Worker side: standard library only.
 """
@@ -99,6 +100,17 @@ def python_paths() -> tuple[str, ...]:
     package = os.path.dirname(os.path.abspath(__file__))
     paths.add(package)
     return tuple(sorted(p for p in paths if p and os.path.isdir(p)))
+
+
+#: Where the dynamic loader finds the shared libraries that extension modules link
+#: against (libz for zlib and binascii, libssl, libffi, ...): code, not secrets.
+_LIBRARY_PATHS = ("/lib", "/lib64", "/usr/lib", "/usr/lib64", "/usr/local/lib", "/etc/ld.so.cache")
+
+
+@functools.cache
+def library_paths() -> tuple[str, ...]:
+    """The system's shared-library directories (and the loader's cache) that exist."""
+    return tuple(p for p in _LIBRARY_PATHS if os.path.exists(p))
 
 
 def restrict(read_only: Iterable[str], read_write: Iterable[str]) -> int:

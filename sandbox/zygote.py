@@ -73,6 +73,7 @@ def main(ctrl_fd: int) -> None:
         proxies = build_proxies(config["modules"], module_members(mounts))
         compile_script(_WARM_UP, "<warm-up>")
         landlock.python_paths()  # computed once here, inherited by every worker
+        landlock.library_paths()
         seccomp.prepare()
         # Keep the collector away from everything imported so far: workers then share
         # those pages with the zygote instead of copying them on first GC pass.

@@ -58,6 +58,16 @@ def test_language_off_runs_plain_python_but_the_os_layer_holds() -> None:
             ), message
         env = s.run("import os\nfinal_result(dict(os.environ))")
         assert env.output == FinalResult(value={})
+        # Extension modules still load their system libraries (libz, libbz2, libcrypto).
+        libraries = s.run(
+            "import base64, bz2, hashlib, lzma, zlib\n"
+            "final_result([base64.b64encode(zlib.compress(b'x')).decode(), "
+            "len(bz2.compress(b'x')) > 0, len(lzma.compress(b'x')) > 0, "
+            "hashlib.sha256(b'x').hexdigest()[:8]])"
+        )
+        assert libraries.output == FinalResult(value=["eJyrAAAAeQB5", True, True, "2d711642"])
+        secrets = s.run("final_result(open('/etc/hostname').read())")
+        assert secrets.error_code == "runtime_error"
 
 
 def test_os_off_keeps_limits_and_reports_off(monkeypatch: pytest.MonkeyPatch) -> None:
