@@ -57,6 +57,21 @@ def test_nothing_escapes_the_default_policy() -> None:
     assert {int(c.split()[0]) for c in practice} == set(BAD_PRACTICE)
 
 
+@pytest.mark.timeout(300)
+def test_without_the_language_layer_no_case_reaches_the_host(full_os_layer: None) -> None:
+    results = run_suite(SandboxPolicy.preset("default").with_layers(language=False), "redcode")
+    assert not [r.id for r in results if r.error_code == "policy_violation"]
+    # Only the benchmark's own rule for output-judged categories may count a case:
+    # a script that printed what it was asked to print, inside the confined worker.
+    host_effects = [
+        f"{r.id}: {r.detail}"
+        for r in results
+        if r.outcome == "escaped"
+        and not r.detail.startswith("printed the benchmark's expected result")
+    ]
+    assert not host_effects
+
+
 def test_both_layers_off_is_refused_before_anything_runs() -> None:
     policy = SandboxPolicy.preset("default").with_layers(language=False, os=False)
     with pytest.raises(ProbeRefused, match="both layers off"):
