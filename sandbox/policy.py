@@ -200,7 +200,13 @@ class SandboxPolicy(BaseModel):
         return self._revised(layers={**self.layers.model_dump(), **changes})
 
     def with_mounts(self, *mounts: Mount) -> SandboxPolicy:
-        """A copy with ``mounts`` added."""
+        """A copy with ``mounts`` added (each a :class:`Mount`, as separate arguments)."""
+        for mount in mounts:
+            if not isinstance(mount, Mount):
+                raise TypeError(
+                    f"with_mounts() takes Mount objects as separate arguments, got "
+                    f"{type(mount).__name__}: write with_mounts(m1, m2) or with_mounts(*ms)"
+                )
         return self._revised(mounts=[*self.mounts, *mounts])
 
     def with_limits(self, **changes: Any) -> SandboxPolicy:

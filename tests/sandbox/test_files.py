@@ -145,6 +145,8 @@ def test_mount_validation(tmp_path: Path) -> None:
         )
     with pytest.raises(ValueError, match="absolute"):
         Mount(sandbox_path="data", host_path=".")
+    with pytest.raises(TypeError, match="separate arguments"):
+        SandboxPolicy.preset("default").with_mounts([Mount(sandbox_path="/a", host_path=".")])  # type: ignore[arg-type]
     missing = SandboxPolicy.preset("default").with_mounts(
         Mount(sandbox_path="/x", host_path=str(tmp_path / "nope"))
     )
