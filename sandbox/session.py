@@ -71,6 +71,7 @@ class Session:
     def _start_worker(self) -> None:
         worker, self._worker_cpu = self._sandbox._acquire()
         self.confinement = self._sandbox._confinement
+        self._writes = self._measured
         if self._staged is not None and self.confinement["write_staging"].startswith("active"):
             try:
                 self._staged.attach(worker.pid)
@@ -240,6 +241,9 @@ class Session:
         overdrawn = self._check_writes()
         if overdrawn is not None:
             output, error_code = Error(message=overdrawn), ErrorCode.OUTPUT_LIMIT
+        if self._staged is not None and (problems := self._staged.take_problems()):
+            # The script's writes that did not reach the host must not vanish unnoticed.
+            stdout += "".join(f"[sandbox] not applied to the host: {p}\n" for p in problems)
         # Every field is already validated: skip a second validation pass.
         return Execution.model_construct(
             output=output,

@@ -125,31 +125,41 @@ class _StagedMount:
             f"session's worker was stopped. Write less, or summarise before writing."
         )
 
-    def apply(self, now: dict[str, _Entry]) -> None:
-        """Make the real directory show the changes from ``seen`` to ``now``."""
+    def apply(self, now: dict[str, _Entry]) -> list[str]:
+        """Make the real directory show the changes from ``seen`` to ``now``; returns
+        what could not be applied."""
         real = os.path.realpath(self.host_path)
-        for path in sorted(set(self.seen) - set(now), reverse=True):  # children first
+        problems: list[str] = []
+        # Gone, or changed between file and directory: removed first, children first.
+        gone = [p for p, e in self.seen.items() if p not in now or now[p].is_dir != e.is_dir]
+        for path in sorted(gone, reverse=True):
             target = os.path.join(real, path)
             try:
                 if self.seen[path].is_dir:
                     os.rmdir(target)
                 else:
                     os.unlink(target)
-            except OSError:
-                continue  # already gone, or the host put something there meanwhile
+            except FileNotFoundError:
+                continue
+            except OSError as exc:
+                problems.append(f"removing {path}: {exc.strerror or exc}")
         for path in sorted(now):  # a directory sorts before what it holds
             entry = now[path]
             if self.seen.get(path) == entry:
                 continue
             target = os.path.join(real, path)
-            # Never through a link the host side may have left in the real directory.
-            if os.path.realpath(os.path.dirname(target)) != os.path.dirname(target):
-                continue
-            if entry.is_dir:
-                os.makedirs(target, exist_ok=True)
-            else:
-                _copy_out(_read(self.root_fd, path, entry.size), target)
+            try:
+                # Never through a link the host side may have left in the real directory.
+                if os.path.realpath(os.path.dirname(target)) != os.path.dirname(target):
+                    raise OSError(f"{os.path.dirname(path)} is a link on the host")
+                if entry.is_dir:
+                    os.makedirs(target, exist_ok=True)
+                else:
+                    _copy_out(_read(self.root_fd, path, entry.size), target)
+            except OSError as exc:
+                problems.append(f"writing {path}: {exc.strerror or exc}")
         self.seen = now
+        return [f"{self.sandbox_path}: {p}" for p in problems]
 
     @property
     def root_fd(self) -> int:
@@ -162,6 +172,7 @@ class StagedWrites:
 
     def __init__(self, mounts: list[dict[str, Any]]) -> None:
         self._mounts = [_StagedMount(m) for m in mounts if m["mode"] == "rw"]
+        self._problems: list[str] = []
 
     def attach(self, pid: int) -> None:
         """Open the copies of a newly started worker (before it runs any script)."""
@@ -175,8 +186,13 @@ class StagedWrites:
             if problem is not None:
                 return problem
         for mount, now, _ in pending:
-            mount.apply(now)
+            self._problems += mount.apply(now)
         return None
+
+    def take_problems(self) -> list[str]:
+        """What the last applications could not do (e.g. a host directory not writable)."""
+        problems, self._problems = self._problems, []
+        return problems
 
     def close(self) -> None:
         """Let go of the copies (their memory is freed with the last reference)."""

@@ -144,3 +144,30 @@ def test_nested_writable_mounts_are_not_staged_and_say_why(tmp_path: Path) -> No
         assert sandbox.confinement["write_staging"].startswith("degraded: writable mounts")
         session.run(f"open({str(inner / 'f.txt')!r}, 'w').write('direct')")
     assert (inner / "f.txt").read_text() == "direct"
+
+
+def test_a_file_replaced_by_a_directory_is_applied(sandbox: Sandbox, out: Path) -> None:
+    with sandbox.session() as session:
+        session.run(f"open({str(out / 'x')!r}, 'w').write('file')")
+        assert (out / "x").read_text() == "file"
+        ex = session.run(
+            f"import os\nos.remove({str(out / 'x')!r})\nos.mkdir({str(out / 'x')!r})\n"
+            f"open({str(out / 'x' / 'y')!r}, 'w').write('inside')"
+        )
+        assert ex.ok, ex.output
+    assert (out / "x" / "y").read_text() == "inside"
+
+
+def test_what_cannot_be_applied_is_reported_not_dropped(
+    sandbox: Sandbox, out: Path, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    with sandbox.session() as session:
+        session.run(f"import os\nos.mkdir({str(out / 'd')!r})")
+        # The host swaps the directory for a link while the session goes on.
+        (out / "d").rmdir()
+        (out / "d").symlink_to(elsewhere)
+        ex = session.run(f"open({str(out / 'd' / 'f')!r}, 'w').write('data')")
+    assert "[sandbox] not applied to the host: /out: writing d/f" in ex.stdout
+    assert not (elsewhere / "f").exists()
