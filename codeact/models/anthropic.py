@@ -18,6 +18,7 @@ import httpx
 from codeact.messages import Ai, Message
 from codeact.models.anthropic_format import (
     AnthropicStreamParser,
+    mark_cache_breakpoints,
     parse_message,
     to_anthropic_messages,
     to_anthropic_tools,
@@ -38,6 +39,9 @@ class AnthropicModel(HttpModel):
 
     The API requires ``max_tokens`` on every request: `max_tokens` here is the default
     used when a call does not give one. ``beta`` lists ``anthropic-beta`` features.
+    ``cache_prompt`` turns on prompt caching: cache breakpoints after the system prompt
+    and after the newest message, so that each step of an agent run reads the
+    conversation so far from the cache (see ``cache_read_tokens`` in the usage).
     """
 
     provider = "anthropic"
@@ -57,6 +61,7 @@ class AnthropicModel(HttpModel):
         temperature: float | None = None,
         version: str = ANTHROPIC_VERSION,
         beta: Sequence[str] = (),
+        cache_prompt: bool = False,
         env: Mapping[str, str] | None = None,
     ) -> None:
         env = os.environ if env is None else env
@@ -77,6 +82,7 @@ class AnthropicModel(HttpModel):
         self.default_options = CallOptions.build(max_tokens=max_tokens, temperature=temperature)
         self.version = version
         self.beta = list(beta)
+        self.cache_prompt = cache_prompt
 
     @property
     def name(self) -> str:
@@ -103,6 +109,8 @@ class AnthropicModel(HttpModel):
             "max_tokens": options.max_tokens or self.default_options.max_tokens,
             "messages": turns,
         }
+        if self.cache_prompt:
+            mark_cache_breakpoints(system, turns)
         if system:
             body["system"] = system
         if options.stop:

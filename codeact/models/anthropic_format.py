@@ -140,6 +140,26 @@ def to_anthropic_messages(
     return system, turns
 
 
+_EPHEMERAL = {"type": "ephemeral"}
+#: Blocks the API does not let carry a cache breakpoint.
+_UNMARKABLE = frozenset({"thinking", "redacted_thinking"})
+
+
+def mark_cache_breakpoints(system: list[dict[str, Any]], turns: list[dict[str, Any]]) -> None:
+    """Prompt caching: a breakpoint after the system prompt and after the newest block.
+
+    An agent resends its whole conversation every step; with these two breakpoints each
+    request reads everything up to the previous step's end from the cache and writes
+    the new part (two of the four breakpoints the API allows).
+    """
+    if system:
+        system[-1]["cache_control"] = dict(_EPHEMERAL)
+    for block in reversed(turns[-1]["content"] if turns else []):
+        if block.get("type") not in _UNMARKABLE:
+            block["cache_control"] = dict(_EPHEMERAL)
+            break
+
+
 def to_anthropic_tools(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
     """Messages API ``tools`` entries."""
     return [

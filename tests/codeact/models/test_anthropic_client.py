@@ -243,3 +243,23 @@ def test_context_window_stop_reason_in_a_stream_is_not_retried() -> None:
         asyncio.run(_drain(model(server)))
     assert info.value.code == "context_length_exceeded"
     assert len(server.requests) == 1
+
+
+def test_prompt_caching_marks_the_system_prompt_and_the_newest_block() -> None:
+    server = Server(message(), message())
+    history = [
+        *HISTORY,
+        Message.ai("Let me compute."),
+        Message.human("And 3+3?"),
+    ]
+    asyncio.run(model(server, cache_prompt=True).complete(history))
+    body = server.body()
+    assert body["system"] == [
+        {"type": "text", "text": "Be exact.", "cache_control": {"type": "ephemeral"}}
+    ]
+    *earlier, last = body["messages"]
+    assert last["content"][-1]["cache_control"] == {"type": "ephemeral"}
+    assert "cache_control" not in json.dumps(earlier)
+    # Off by default: the request is exactly what the history says.
+    asyncio.run(model(server).complete(history))
+    assert "cache_control" not in json.dumps(server.body(1))

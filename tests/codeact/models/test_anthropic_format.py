@@ -19,6 +19,7 @@ from codeact.messages import (
 from codeact.models import ModelError, TextDelta, ThinkingDelta, ToolCallDelta, ToolSpec
 from codeact.models.anthropic_format import (
     AnthropicStreamParser,
+    mark_cache_breakpoints,
     parse_message,
     stop_reason,
     to_anthropic_messages,
@@ -330,3 +331,13 @@ def test_stream_protocol_violations_are_malformed() -> None:
 def test_unknown_events_are_ignored() -> None:
     parser = AnthropicStreamParser("anthropic")
     assert parser.feed(ev("brand_new_event", payload=1)) == []
+
+
+def test_cache_breakpoints_skip_blocks_that_cannot_carry_one() -> None:
+    turns: list[dict[str, Any]] = [
+        {"role": "assistant", "content": [{"type": "text", "text": "a"}, {"type": "thinking"}]}
+    ]
+    mark_cache_breakpoints([], turns)
+    assert turns[0]["content"][0]["cache_control"] == {"type": "ephemeral"}
+    assert "cache_control" not in turns[0]["content"][1]
+    mark_cache_breakpoints([], [])  # nothing to mark: no error
