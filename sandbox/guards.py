@@ -24,10 +24,11 @@ from __future__ import annotations
 
 import builtins
 import decimal
+import functools
 import sys
 import types
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from RestrictedPython.transformer import INSPECT_ATTRIBUTES
@@ -366,8 +367,10 @@ def _exception_names() -> list[str]:
     ]
 
 
-def builtin_catalog() -> dict[str, Any]:
-    """Every builtin a policy may grant, by name."""
+@functools.cache
+def builtin_catalog() -> Mapping[str, Any]:
+    """Every builtin a policy may grant, by name (built once: the zygote's copy is what
+    every worker reads; callers copy what they grant)."""
     catalog: dict[str, Any] = {name: getattr(builtins, name) for name in _SAFE_BUILTIN_NAMES}
     catalog.update({name: getattr(builtins, name) for name in _exception_names()})
     catalog.update(
