@@ -11,7 +11,7 @@ from ..policy import Limits, Mount, SandboxPolicy
 _LAYER_MEANING = {
     ("language", False): "the language layer is switched off: scripts run as plain Python "
     "with the real builtins and can import any installed module; only the OS layer "
-    "confines them",
+    "confines them (writable mounts become private copies applied after each run)",
     ("language", True): "the language layer is switched on: RestrictedPython checks, "
     "guards, safe builtins and module proxies stand between scripts and the worker",
     ("os", False): "the OS layer is switched off: no syscall filter, no Landlock, "
