@@ -68,5 +68,10 @@ class UsageSummary(BaseModel):
             + (f", {self.cached_tokens:,} cached" if self.cached_tokens else "")
             + (f", {self.reasoning_tokens:,} reasoning" if self.reasoning_tokens else "")
             + f"), {self.tool_calls} tool calls, {self.scripts_run} scripts, "
-            f"sandbox {self.sandbox_cpu_s:.2f} s CPU / {self.sandbox_wall_s:.2f} s wall"
+            f"sandbox {_duration(self.sandbox_cpu_s)} CPU / {_duration(self.sandbox_wall_s)} wall"
         )
+
+
+def _duration(seconds: float) -> str:
+    # Scripts often take milliseconds: "0.00 s" would say nothing.
+    return f"{seconds:.2f} s" if seconds >= 1 else f"{seconds * 1000:.1f} ms"

@@ -248,3 +248,10 @@ def test_run_sync_works_inside_a_running_event_loop() -> None:
         return agent.run_sync("Price of a cloak?").value  # type: ignore[no-any-return]
 
     assert arun(handler()) == 25.5
+
+
+def test_usage_summary_shows_short_sandbox_times_in_milliseconds() -> None:
+    from codeact.summary import UsageSummary
+
+    line = UsageSummary(sandbox_cpu_s=0.0042, sandbox_wall_s=1.5).one_line()
+    assert line.endswith("sandbox 4.2 ms CPU / 1.50 s wall")
