@@ -177,6 +177,9 @@ class SandboxPolicy(BaseModel):
         """A preset name or a path to a policy file."""
         if isinstance(spec, str) and spec in cls.PRESETS:
             return cls.preset(spec)
+        if not Path(spec).exists():
+            presets = ", ".join(sorted(cls.PRESETS))
+            raise PolicyError(f"{spec}: neither a preset ({presets}) nor an existing policy file")
         return cls.from_file(spec)
 
     @classmethod

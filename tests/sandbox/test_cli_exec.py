@@ -71,7 +71,7 @@ def test_timeout_override() -> None:
     ("args", "needle"),
     [
         (("exec", "does-not-exist.py"), "cannot read"),
-        (("exec", "examples/primes.py", "--policy", "nope"), "cannot read policy file"),
+        (("exec", "examples/primes.py", "--policy", "nope"), "neither a preset"),
         (("exec", "examples/primes.py", "--memory-mb", "1"), "memory_mb"),
         (("exec",), "the following arguments are required"),
         (("exec", "examples/primes.py", "--timeout", "soon"), "invalid float value"),

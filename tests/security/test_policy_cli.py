@@ -40,7 +40,7 @@ def test_show_json_is_one_object(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_show_a_missing_file_is_bad_usage(capsys: pytest.CaptureFixture[str]) -> None:
     status, _, err = run(capsys, "show", "no-such-policy.toml")
-    assert status == 2 and "cannot read policy file" in err
+    assert status == 2 and "neither a preset" in err
 
 
 def test_diff_lists_dotted_paths_and_meaning(
@@ -88,7 +88,7 @@ def test_probe_json_lines(capsys: pytest.CaptureFixture[str]) -> None:
         (["--layers", ""], "both layers off"),
         (["--layers", "language,kernel"], "unknown layer"),
         (["--suite", "no-such-suite"], "unknown suite"),
-        (["--policy", "no-such.toml"], "cannot read policy file"),
+        (["--policy", "no-such.toml"], "neither a preset"),
         (["--category", "no-such-category"], "no case matched"),
     ],
 )
