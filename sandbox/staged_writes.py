@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from .mount_usage import MAX_ENTRIES, tree_size
 
+#: Directory levels below a mount that are applied to the host.
+MAX_DEPTH = 64
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
@@ -31,26 +34,49 @@ class _Entry:
     stamp: tuple[int, int, int]  # inode, mtime, ctime: any write changes one of them
 
 
-def _walk(fd: int, prefix: str = "", into: dict[str, _Entry] | None = None) -> dict[str, _Entry]:
-    """Directories and regular files under ``fd`` by relative path (links not followed)."""
-    found = {} if into is None else into
-    with os.scandir(fd) as entries:
-        for entry in entries:
+def _walk(root: int) -> tuple[dict[str, _Entry], str | None]:
+    """Directories and regular files under ``root`` by relative path (links not
+    followed), and what was left out, if anything: entries beyond ``MAX_ENTRIES``, or
+    deeper than ``MAX_DEPTH`` (the walk holds a descriptor per level; the host's
+    descriptors are not the script's to exhaust)."""
+    found: dict[str, _Entry] = {}
+    left_out: str | None = None
+    first = os.dup(root)
+    stack: list[tuple[int, Iterator[os.DirEntry[str]], str]] = [(first, os.scandir(first), "")]
+    try:
+        while stack:
             if len(found) >= MAX_ENTRIES:
+                left_out = f"entries beyond the first {MAX_ENTRIES}"
                 break
+            fd, entries, prefix = stack[-1]
+            entry = next(entries, None)
+            if entry is None:
+                stack.pop()
+                _close(fd, entries)
+                continue
             info = entry.stat(follow_symlinks=False)
             path = prefix + entry.name
             stamp = (info.st_ino, info.st_mtime_ns, info.st_ctime_ns)
-            if stat.S_ISDIR(info.st_mode):
+            if stat.S_ISREG(info.st_mode):
+                found[path] = _Entry(False, info.st_size, stamp)
+            elif stat.S_ISDIR(info.st_mode):
+                if len(stack) > MAX_DEPTH:
+                    left_out = f"directories more than {MAX_DEPTH} levels deep"
+                    continue
                 found[path] = _Entry(True, 0, stamp)
                 child = os.open(entry.name, _DIR_FLAGS, dir_fd=fd)
-                try:
-                    _walk(child, path + "/", found)
-                finally:
-                    os.close(child)
-            elif stat.S_ISREG(info.st_mode):
-                found[path] = _Entry(False, info.st_size, stamp)
-    return found
+                stack.append((child, os.scandir(child), path + "/"))
+    finally:
+        for fd, entries, _ in stack:
+            _close(fd, entries)
+    return found, left_out
+
+
+def _close(fd: int, entries: Iterator[os.DirEntry[str]]) -> None:
+    close = getattr(entries, "close", None)
+    if close is not None:
+        close()
+    os.close(fd)
 
 
 def _bytes(entries: dict[str, _Entry]) -> int:
@@ -100,11 +126,13 @@ class _StagedMount:
         self.start_bytes = tree_size(self.host_path)
         self.root: int | None = None
         self.seen: dict[str, _Entry] = {}
+        self.left_out: str | None = None
 
     def attach(self, pid: int) -> None:
         self.detach()
         self.root = os.open(f"/proc/{pid}/root{self.host_path}", _DIR_FLAGS)
-        self.seen = _walk(self.root)
+        self.seen, _ = _walk(self.root)
+        self.left_out = None
 
     def detach(self) -> None:
         if self.root is not None:
@@ -115,7 +143,7 @@ class _StagedMount:
         """The copy as it is now, and why it may not be applied (None: it may)."""
         if self.root is None:
             return self.seen, None
-        now = _walk(self.root)
+        now, self.left_out = _walk(self.root)
         grown = tree_size(self.host_path) + _bytes(now) - _bytes(self.seen) - self.start_bytes
         if grown <= self.max_bytes:
             return now, None
@@ -131,7 +159,10 @@ class _StagedMount:
         real = os.path.realpath(self.host_path)
         problems: list[str] = []
         # Gone, or changed between file and directory: removed first, children first.
+        # Not from a partial walk, where missing does not mean removed.
         gone = [p for p, e in self.seen.items() if p not in now or now[p].is_dir != e.is_dir]
+        if self.left_out is not None:
+            gone = []
         for path in sorted(gone, reverse=True):
             target = os.path.join(real, path)
             try:
@@ -159,6 +190,8 @@ class _StagedMount:
             except OSError as exc:
                 problems.append(f"writing {path}: {exc.strerror or exc}")
         self.seen = now
+        if self.left_out is not None:
+            problems.append(f"{self.left_out}, and removals, were not applied")
         return [f"{self.sandbox_path}: {p}" for p in problems]
 
     @property

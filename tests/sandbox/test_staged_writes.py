@@ -171,3 +171,19 @@ def test_what_cannot_be_applied_is_reported_not_dropped(
         ex = session.run(f"open({str(out / 'd' / 'f')!r}, 'w').write('data')")
     assert "[sandbox] not applied to the host: /out: writing d/f" in ex.stdout
     assert not (elsewhere / "f").exists()
+
+
+def test_a_deep_tree_is_applied_down_to_a_bound_and_the_rest_reported(
+    sandbox: Sandbox, out: Path
+) -> None:
+    with sandbox.session() as session:
+        ex = session.run(
+            f"import os\nos.chdir({str(out)!r})\n"
+            "for level in range(1200):\n    os.mkdir('d')\n    os.chdir('d')\n"
+            "open('bottom.txt', 'w').write('deep')"
+        )
+        assert "more than 64 levels deep, and removals, were not applied" in ex.stdout
+        assert session.run("final_result('still working')").ok
+    assert (out / "keep.txt").read_text() == "kept"
+    assert (out / "/".join(["d"] * 64)).is_dir()
+    assert not (out / "/".join(["d"] * 65)).exists()
