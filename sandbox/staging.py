@@ -90,7 +90,10 @@ class _Source:
                 if self.pages * _PAGE > MAX_COPY_BYTES:
                     raise OSError(f"{self.path} holds more than {MAX_COPY_BYTES} bytes")
                 if stat.S_ISDIR(info.st_mode):
-                    child = os.open(entry.name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+                    try:
+                        child = os.open(entry.name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+                    except PermissionError:
+                        continue  # left out of the copy as well
                     try:
                         self._measure(child)
                     finally:
@@ -98,35 +101,48 @@ class _Source:
 
 
 def _copy_tree(src_fd: int, dst: str) -> None:
-    """Regular files, directories and symlinks of ``src_fd`` into ``dst``; times kept."""
+    """Regular files, directories and symlinks of ``src_fd`` into ``dst``; times kept.
+
+    What this user may not read is left out (the host leaves it alone as well: only
+    what the copy shows can be changed or removed through it).
+    """
     with os.scandir(src_fd) as entries:
         for entry in entries:
             info = entry.stat(follow_symlinks=False)
             target = os.path.join(dst, entry.name)
-            if stat.S_ISDIR(info.st_mode):
-                os.mkdir(target, stat.S_IMODE(info.st_mode) | 0o700)
-                child = os.open(entry.name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=src_fd)
-                try:
-                    _copy_tree(child, target)
-                finally:
-                    os.close(child)
-            elif stat.S_ISREG(info.st_mode):
-                flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK
-                source = os.open(entry.name, flags, dir_fd=src_fd)
-                try:
-                    out = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, info.st_mode)
+            try:
+                if stat.S_ISDIR(info.st_mode):
+                    child = os.open(entry.name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=src_fd)
                     try:
-                        while chunk := os.read(source, 1 << 20):
-                            os.write(out, chunk)
+                        os.mkdir(target, stat.S_IMODE(info.st_mode) | 0o700)
+                        _copy_tree(child, target)
                     finally:
-                        os.close(out)
-                finally:
-                    os.close(source)
-            elif stat.S_ISLNK(info.st_mode):
-                os.symlink(os.readlink(entry.name, dir_fd=src_fd), target)
-            else:
-                continue  # sockets, fifos, devices: not part of a mount's contents
+                        os.close(child)
+                elif stat.S_ISREG(info.st_mode):
+                    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK
+                    source = os.open(entry.name, flags, dir_fd=src_fd)
+                    try:
+                        _copy_file(source, target, info.st_mode)
+                    finally:
+                        os.close(source)
+                elif stat.S_ISLNK(info.st_mode):
+                    os.symlink(os.readlink(entry.name, dir_fd=src_fd), target)
+                else:
+                    continue  # sockets, fifos, devices: not part of a mount's contents
+            except PermissionError:
+                continue
             os.utime(target, ns=(info.st_atime_ns, info.st_mtime_ns), follow_symlinks=False)
+
+
+def _copy_file(source: int, target: str, mode: int) -> None:
+    out = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    try:
+        while chunk := os.read(source, 1 << 20):
+            view = memoryview(chunk)
+            while view:
+                view = view[os.write(out, view) :]
+    finally:
+        os.close(out)
 
 
 def _drop_capabilities() -> None:

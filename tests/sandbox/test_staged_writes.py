@@ -187,3 +187,26 @@ def test_a_deep_tree_is_applied_down_to_a_bound_and_the_rest_reported(
     assert (out / "keep.txt").read_text() == "kept"
     assert (out / "/".join(["d"] * 64)).is_dir()
     assert not (out / "/".join(["d"] * 65)).exists()
+
+
+def test_what_the_user_cannot_read_is_left_out_and_left_alone(
+    sandbox: Sandbox, out: Path
+) -> None:
+    # `sandbox` skips where staging is unavailable; here it must stay active.
+    locked_file, locked_dir = out / "locked.txt", out / "locked"
+    locked_file.write_text("private")
+    locked_dir.mkdir()
+    (locked_dir / "inner.txt").write_text("private too")
+    locked_file.chmod(0)
+    locked_dir.chmod(0)
+    try:
+        with Sandbox(staged_policy(out)) as locked, locked.session() as session:
+            assert locked.confinement["write_staging"].startswith("active")
+            ex = session.run(f"open({str(out / 'new.txt')!r}, 'w').write('new')")
+            assert ex.ok, ex.output
+    finally:
+        locked_file.chmod(0o600)
+        locked_dir.chmod(0o700)
+    assert locked_file.read_text() == "private"
+    assert (locked_dir / "inner.txt").read_text() == "private too"
+    assert (out / "new.txt").read_text() == "new"
