@@ -42,12 +42,13 @@ class MountUsage:
 
     def __init__(self, mounts: list[dict[str, Any]]) -> None:
         self._writable = [m for m in mounts if m["mode"] == "rw"]
-        self._baseline = {m["sandbox_path"]: tree_size(m["host_path"]) for m in self._writable}
+        #: Bytes under each writable mount (by sandbox path) when the session started.
+        self.baseline = {m["sandbox_path"]: tree_size(m["host_path"]) for m in self._writable}
 
     def overdrawn(self) -> str | None:
         """None while every writable mount is within budget; else what went wrong."""
         for mount in self._writable:
-            grown = tree_size(mount["host_path"]) - self._baseline[mount["sandbox_path"]]
+            grown = tree_size(mount["host_path"]) - self.baseline[mount["sandbox_path"]]
             if grown > mount["max_bytes"]:
                 return (
                     f"The session wrote {grown} bytes under {mount['sandbox_path']}, more than "

@@ -56,7 +56,11 @@ class Session:
         # The mounts as the workers see them, resolved when the sandbox started.
         mounts = sandbox.worker_config["mounts"]
         self._measured = MountUsage(mounts)
-        self._staged = StagedWrites(mounts) if sandbox.worker_config.get("stage_writes") else None
+        self._staged = (
+            StagedWrites(mounts, self._measured.baseline)
+            if sandbox.worker_config.get("stage_writes")
+            else None
+        )
         self._writes: MountUsage | StagedWrites = self._measured
         self._overdrawn: str | None = None
         # With the language layer on, a script cannot reach the channel, so the worker is

@@ -119,11 +119,11 @@ def _copy_out(data: bytes, target: str) -> None:
 
 
 class _StagedMount:
-    def __init__(self, mount: dict[str, Any]) -> None:
+    def __init__(self, mount: dict[str, Any], start_bytes: int) -> None:
         self.host_path: str = mount["host_path"]
         self.sandbox_path: str = mount["sandbox_path"]
         self.max_bytes = int(mount["max_bytes"])
-        self.start_bytes = tree_size(self.host_path)
+        self.start_bytes = start_bytes
         self.root: int | None = None
         self.seen: dict[str, _Entry] = {}
         self.left_out: str | None = None
@@ -203,8 +203,12 @@ class _StagedMount:
 class StagedWrites:
     """A session's writable mounts whose workers write to private copies."""
 
-    def __init__(self, mounts: list[dict[str, Any]]) -> None:
-        self._mounts = [_StagedMount(m) for m in mounts if m["mode"] == "rw"]
+    def __init__(self, mounts: list[dict[str, Any]], start_bytes: dict[str, int]) -> None:
+        """``start_bytes``: each writable mount's size (by sandbox path) when the session
+        started."""
+        self._mounts = [
+            _StagedMount(m, start_bytes[m["sandbox_path"]]) for m in mounts if m["mode"] == "rw"
+        ]
         self._problems: list[str] = []
 
     def attach(self, pid: int) -> None:
