@@ -263,3 +263,10 @@ def test_random_differs_between_sessions(sandbox: Sandbox) -> None:
         for _ in range(3)
     }  # type: ignore[union-attr]
     assert len(draws) == 3
+
+
+def test_even_a_short_run_reports_its_cpu_time(sandbox: Sandbox) -> None:
+    with sandbox.session() as session:
+        session.run("x = sum(range(1000))")
+        again = session.run("x = sum(range(1000))")  # compiled already: only the run
+    assert 0 < again.cpu_s < 0.5
