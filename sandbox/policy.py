@@ -240,6 +240,7 @@ class SandboxPolicy(BaseModel):
                     f"mounts: {mount.sandbox_path}: host directory {host} does not exist"
                 )
             mounts.append({**mount.model_dump(), "host_path": str(host)})
+        _check_read_only_outside_writable(mounts)
         layers = self.layers
         return {
             # Plain Python writes through the kernel, which cannot cap a directory's
@@ -254,6 +255,20 @@ class SandboxPolicy(BaseModel):
             "limits": self.limits.model_dump(mode="json"),
             "max_request_bytes": self.limits.source_bytes * 4 + self.limits.result_bytes + 65536,
         }
+
+
+def _check_read_only_outside_writable(mounts: list[dict[str, Any]]) -> None:
+    # Filesystem rights are inherited by subdirectories (Landlock too): a read-only
+    # mount inside a writable one could not be kept read-only by the OS layer.
+    for ro in (m for m in mounts if m["mode"] == "ro"):
+        for rw in (m for m in mounts if m["mode"] == "rw"):
+            inner, outer = Path(ro["host_path"]), Path(rw["host_path"])
+            if inner == outer or outer in inner.parents:
+                raise PolicyError(
+                    f"mounts: {ro['sandbox_path']} (ro) is inside {rw['sandbox_path']} (rw) "
+                    f"on the host ({inner} in {outer}): the OS layer could not keep it "
+                    f"read-only; mount a directory outside it, or make both read-only"
+                )
 
 
 def _describe(exc: ValidationError) -> str:

@@ -152,6 +152,20 @@ def test_mount_validation(tmp_path: Path) -> None:
     )
     with pytest.raises(PolicyError, match="does not exist"):
         Sandbox(missing).start()
+    (tmp_path / "inner").mkdir()
+    inside = SandboxPolicy.preset("default").with_mounts(
+        Mount(sandbox_path="/out", host_path=str(tmp_path), mode="rw"),
+        Mount(sandbox_path="/data", host_path=str(tmp_path / "inner")),
+    )
+    with pytest.raises(PolicyError, match=r"/data \(ro\) is inside /out \(rw\)"):
+        Sandbox(inside).start()
+    # The other way round is fine: a writable directory inside a read-only one.
+    outside = SandboxPolicy.preset("default").with_mounts(
+        Mount(sandbox_path="/data", host_path=str(tmp_path)),
+        Mount(sandbox_path="/out", host_path=str(tmp_path / "inner"), mode="rw"),
+    )
+    with Sandbox(outside) as sandbox, sandbox.session() as session:
+        assert session.run("x = 1").ok
 
 
 def test_host_stops_a_session_that_overdraws_a_mount(dirs: dict[str, Path]) -> None:
