@@ -34,6 +34,8 @@ from sandbox import PolicyError, policy_cli
 from sandbox import cli as sandbox_cli
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_SANDBOX = 0, 1, 2, 3
+#: What shells report for a process ended by Ctrl-C (128 + SIGINT).
+EXIT_INTERRUPTED = 130
 _FENCED = re.compile(r"```.*?(```|$)", re.S)
 
 
@@ -214,7 +216,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "handler", None) is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
-    return int(args.handler(args))
+    try:
+        return int(args.handler(args))
+    except KeyboardInterrupt:
+        # The sandboxes were closed on the way out: nothing is left running.
+        print("codeact: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":

@@ -90,3 +90,32 @@ def test_sandbox_failure_exits_3(tmp_path: Path) -> None:
     result = codeact("exec", "examples/primes.py", "--policy", str(policy))
     assert result.returncode == 3
     assert "the sandbox failed" in result.stderr
+
+
+@pytest.mark.timeout(60)
+def test_ctrl_c_stops_the_run_quietly_and_leaves_nothing_behind(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    import psutil
+
+    script = tmp_path / "loop.py"
+    script.write_text("while True:\n    pass\n")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "codeact.cli", "exec", str(script), "--timeout", "30"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    deadline = time.monotonic() + 20
+    children: list[psutil.Process] = []
+    while time.monotonic() < deadline and len(children) < 2:  # the zygote and a worker
+        time.sleep(0.1)
+        children = psutil.Process(process.pid).children(recursive=True)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=20)
+    assert process.returncode == 130
+    assert err.strip() == "codeact: interrupted"
+    _, alive = psutil.wait_procs(children, timeout=5)
+    assert not alive
