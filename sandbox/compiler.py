@@ -2,13 +2,14 @@
 
 Stock RestrictedPython routes every attribute load, subscript, iteration, unpacking and
 augmented assignment through a guard function, which costs 2-5x at run time. This
-transformer keeps every compile-time check (no underscore names, no frame/code
-attributes, no exec/eval, no async) but emits plain bytecode for operations that cannot
+transformer keeps every compile-time check (no dunder or guard-like names, no
+frame/code attributes, no exec/eval, no async) but emits plain bytecode for operations that cannot
 reach anything the script does not already hold:
 
 - subscripts, iteration, unpacking, ``name += x`` and calls run natively;
 - attribute loads run natively unless the name is in ``RUNTIME_CHECKED_ATTRS``
-  (``str.format`` and friends), which go through ``_getattr_``;
+  (``str.format`` and friends) or private (``obj._cache``), which go through
+  ``_getattr_``;
 - attribute stores and deletes go through ``_write_`` (user-defined objects only);
 - every ``except`` handler starts with ``_reraise_control_()`` so that the sandbox's
   own control exceptions (result helpers, limits) cannot be swallowed.
@@ -20,6 +21,7 @@ RestrictedPython only.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from types import CodeType
 
@@ -104,6 +106,19 @@ MATCH_CLASS = "check_match_class"
 #: Names RestrictedPython reserves (``print``, ``printed``, ``builtins``, ``breakpoint``).
 _RESERVED_NAMES = FORBIDDEN_FUNC_NAMES
 
+_PRIVATE = re.compile(r"_[A-Za-z0-9](?:\w*[A-Za-z0-9])?")
+
+
+def is_private_name(name: str) -> bool:
+    """``_cache``, ``_helper``: one leading underscore, none trailing.
+
+    Scripts may use such names for their own variables and attributes. Dunders,
+    name-mangled ``__x``, ``_sunder_`` names and the guards' ``_getattr_``-style names
+    stay refused; a private *attribute* is checked at run time (``_getattr_``): only
+    the script's own objects and classes have them.
+    """
+    return _PRIVATE.fullmatch(name) is not None
+
 
 @dataclass(frozen=True, slots=True)
 class CompileFailure:
@@ -144,6 +159,8 @@ class SandboxTransformer(FastNodeTransformer):
             return
         if allow_magic_methods and self._in_class_body and name in DEFINABLE_DUNDERS:
             return
+        if is_private_name(name):
+            return
         super().check_name(node, name, allow_magic_methods=False)  # type: ignore[arg-type]
 
     def visit_Name(self, node: ast.Name) -> ast.AST:
@@ -162,13 +179,19 @@ class SandboxTransformer(FastNodeTransformer):
     def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
         attr = node.attr
         loading = isinstance(node.ctx, ast.Load)
-        if attr.startswith("_") and attr != "_" and not (loading and attr in READABLE_DUNDERS):
+        private = is_private_name(attr)
+        if (
+            attr.startswith("_")
+            and attr != "_"
+            and not private
+            and not (loading and attr in READABLE_DUNDERS)
+        ):
             self.error(node, f'"{attr}" is an invalid attribute name because it starts with "_".')
         if attr in INSPECT_ATTRIBUTES:
             self.error(node, f'"{attr}" is a restricted name and cannot be accessed.')
         node.value = self.visit(node.value)
         if loading:
-            if attr not in RUNTIME_CHECKED_ATTRS:
+            if attr not in RUNTIME_CHECKED_ATTRS and not private:
                 return node
             call = ast.Call(_name(GETATTR, node), [node.value, ast.Constant(attr)], [])
             copy_locations(call, node)
@@ -221,6 +244,14 @@ class SandboxTransformer(FastNodeTransformer):
         if node.level:
             self.error(node, "relative imports are not allowed.")
         return self.check_import_names(node)
+
+    def check_import_names(self, node: ast.ImportFrom | ast.Import) -> ast.AST:
+        # A module's underscore names are its internals: never importable, whatever the
+        # module. (A private alias, ``import json as _json``, is the script's own name.)
+        for alias in node.names:
+            if any(part.startswith("_") for part in alias.name.split(".")):
+                self.error(node, f'"{alias.name}" cannot be imported: it starts with "_".')
+        return super().check_import_names(node)
 
     # -- exception handlers --------------------------------------------------------
     def visit_ExceptHandler(self, node: ast.ExceptHandler) -> ast.AST:

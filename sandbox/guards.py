@@ -33,7 +33,7 @@ from typing import Any
 
 from RestrictedPython.transformer import INSPECT_ATTRIBUTES
 
-from .compiler import READABLE_DUNDERS, RUNTIME_CHECKED_ATTRS
+from .compiler import READABLE_DUNDERS, RUNTIME_CHECKED_ATTRS, is_private_name
 from .control import ControlFlow, ForbiddenAttribute, ToolError
 from .safe_format import safe_format_method, use_attribute_guard
 
@@ -84,13 +84,33 @@ def guarded_write(obj: Any) -> Any:
     )
 
 
-def _check_attr_name(name: object) -> str:
+def _check_attr_name(name: object, target: object) -> str:
     if _real_type(name) is not str:
         raise TypeError(f"attribute name must be a string, not {_real_type(name).__name__!r}")
     assert isinstance(name, str)
+    if is_private_name(name):
+        if not _owns_private_names(target):
+            raise ForbiddenAttribute(
+                f"access to attribute {name!r} of a {_real_type(target).__name__!r} object "
+                "is not allowed in the sandbox: only the script's own objects and classes "
+                "have private attributes there"
+            )
+        return name
     if (name.startswith("_") and name not in READABLE_DUNDERS) or name in _FORBIDDEN_ATTRS:
         raise ForbiddenAttribute(f"access to attribute {name!r} is not allowed in the sandbox")
     return name
+
+
+def _owns_private_names(target: object) -> bool:
+    """The script's own classes, their instances and its functions."""
+    if isinstance(target, super):
+        target = target.__self__  # type: ignore[attr-defined]
+    if isinstance(target, _real_type):
+        return _is_script_class(target)
+    cls = _real_type(target)
+    if cls is types.FunctionType:
+        return bool(target.__code__.co_filename.startswith("<script"))  # type: ignore[attr-defined]
+    return _is_script_class(cls)
 
 
 _NO_DEFAULT = object()
@@ -98,9 +118,9 @@ _NO_DEFAULT = object()
 
 def guarded_getattr(obj: Any, name: Any, default: Any = _NO_DEFAULT) -> Any:
     """``_getattr_`` and the script's ``getattr``."""
-    name = _check_attr_name(name)
     # ``super(C, x).name`` finds the same attributes as ``x.name``: check ``x``.
     target = obj.__self__ if isinstance(obj, super) else obj  # type: ignore[attr-defined]
+    name = _check_attr_name(name, target)
     if name == "obj" and isinstance(target, BaseException):
         raise ForbiddenAttribute(
             "the 'obj' attribute of exceptions is not available in the sandbox"
@@ -130,16 +150,16 @@ def safe_hasattr(obj: Any, name: Any) -> bool:
 
 def safe_setattr(obj: Any, name: Any, value: Any) -> None:
     """``setattr`` under the same rules as ``obj.name = value``."""
-    name = _check_attr_name(name)
-    if name.startswith("_"):
+    name = _check_attr_name(name, obj)
+    if name.startswith("_") and not is_private_name(name):
         raise ForbiddenAttribute(f"setting attribute {name!r} is not allowed in the sandbox")
     setattr(guarded_write(obj), name, value)
 
 
 def safe_delattr(obj: Any, name: Any) -> None:
     """``delattr`` under the same rules as ``del obj.name``."""
-    name = _check_attr_name(name)
-    if name.startswith("_"):
+    name = _check_attr_name(name, obj)
+    if name.startswith("_") and not is_private_name(name):
         raise ForbiddenAttribute(f"deleting attribute {name!r} is not allowed in the sandbox")
     delattr(guarded_write(obj), name)
 
