@@ -70,6 +70,7 @@ _DENIED: dict[str, frozenset[str]] = {
 
 #: Every module a policy may allow.
 CATALOG: tuple[str, ...] = (
+    "abc",
     "bisect",
     "cmath",
     "collections",
@@ -175,7 +176,17 @@ def _public_members(module: types.ModuleType, denied: Iterable[str]) -> dict[str
     return members
 
 
-_EXPLICIT: dict[str, tuple[str, ...]] = {"copy": ("copy", "deepcopy", "Error", "error")}
+_EXPLICIT: dict[str, tuple[str, ...]] = {
+    "copy": ("copy", "deepcopy", "Error", "error"),
+    # Declaring abstract classes; ABCMeta itself would build classes from a dict.
+    "abc": (
+        "ABC",
+        "abstractmethod",
+        "abstractproperty",
+        "abstractclassmethod",
+        "abstractstaticmethod",
+    ),
+}
 
 #: The generator behind ``random``; reseeded in each worker by :func:`reseed_random`.
 _session_random = random.Random()

@@ -122,7 +122,7 @@ def test_guard_refusals_do_not_show_sandbox_frames(sandbox: Sandbox) -> None:
         ("def f(:\n  pass", "syntax_error", "SyntaxError"),
         ("x = ().__class__.__bases__", "policy_violation", "__bases__"),
         ("exec('1')", "policy_violation", "exec"),
-        ("import os", "policy_violation", "Importable modules: bisect"),
+        ("import os", "policy_violation", "Importable modules: abc, bisect"),
         ("async def f():\n    pass", "policy_violation", "AsyncFunctionDef"),
         ("from math import *", "policy_violation", "imports are not allowed"),
         ("raise ValueError('nope')", "runtime_error", "ValueError: nope"),
@@ -270,3 +270,17 @@ def test_even_a_short_run_reports_its_cpu_time(sandbox: Sandbox) -> None:
         session.run("x = sum(range(1000))")
         again = session.run("x = sum(range(1000))")  # compiled already: only the run
     assert 0 < again.cpu_s < 0.5
+
+
+def test_abstract_classes_but_no_metaclass(sandbox: Sandbox) -> None:
+    with sandbox.session() as session:
+        ex = session.run(
+            "from abc import ABC, abstractmethod\n"
+            "class Shape(ABC):\n    @abstractmethod\n    def area(self):\n        ...\n"
+            "class Square(Shape):\n    def area(self):\n        return 4\n"
+            "try:\n    Shape()\n    abstract = False\nexcept TypeError:\n    abstract = True\n"
+            "final_result([Square().area(), abstract])"
+        )
+        assert ex.output == FinalResult(value=[4, True])
+        refused = session.run("from abc import ABCMeta")
+        assert refused.error_code == "runtime_error" and "ImportError" in refused.output.message  # type: ignore[union-attr]
