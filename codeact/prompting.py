@@ -103,6 +103,24 @@ def describe_limits(policy: SandboxPolicy) -> str:
     )
 
 
+def describe_files(policy: SandboxPolicy) -> str:
+    """What the script may read and write on disk, in one line."""
+    if not policy.mounts:
+        return "none: there is no `open` and no file access."
+    parts = []
+    for mount in policy.mounts:
+        if mount.mode == "ro":
+            parts.append(f"`{mount.sandbox_path}` (read-only)")
+        else:
+            parts.append(
+                f"`{mount.sandbox_path}` (read-write, {mount.max_bytes:,} bytes per session)"
+            )
+    return (
+        f"{', '.join(parts)}, through `open(path)` (text or binary); nothing else on disk "
+        "is reachable."
+    )
+
+
 def system_prompt(
     templates: Mapping[str, str],
     *,
@@ -138,6 +156,7 @@ def system_prompt(
             transfer_helper=helper_text,
             modules=", ".join(policy.modules) or "none",
             limits=describe_limits(policy),
+            files=describe_files(policy),
         ).strip()
         + "\n"
     )
