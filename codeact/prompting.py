@@ -109,12 +109,12 @@ def describe_files(policy: SandboxPolicy) -> str:
         return "none: there is no `open` and no file access."
     parts = []
     for mount in policy.mounts:
+        # Plain Python (language layer off) sees the directories at their host paths.
+        where = mount.sandbox_path if policy.layers.language else mount.host_path
         if mount.mode == "ro":
-            parts.append(f"`{mount.sandbox_path}` (read-only)")
+            parts.append(f"`{where}` (read-only)")
         else:
-            parts.append(
-                f"`{mount.sandbox_path}` (read-write, {mount.max_bytes:,} bytes per session)"
-            )
+            parts.append(f"`{where}` (read-write, {mount.max_bytes:,} bytes per session)")
     return (
         f"{', '.join(parts)}, through `open(path)` (text or binary); nothing else on disk "
         "is reachable."
