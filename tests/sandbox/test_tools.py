@@ -195,3 +195,19 @@ def test_per_tool_timeout_override(sb: Sandbox) -> None:
     with sb.session(tools=TOOLS, tool_timeouts={"sleeps": None}) as s:
         ex = s.run("final_result(sleeps(0.8))")
     assert ex.output == FinalResult(value="slept")
+
+
+def test_a_tool_without_timeout_runs_in_the_callers_thread(sb: Sandbox) -> None:
+    import threading
+
+    def where() -> int:
+        return threading.get_ident()
+
+    caller = threading.get_ident()
+    with sb.session(tools={"where": where}, tool_timeouts={"where": None}) as s:
+        inline = s.run("final_result(where())")
+    with sb.session(tools={"where": where}) as s:
+        timed = s.run("final_result(where())")
+    assert inline.output == FinalResult(value=caller)
+    # With a timeout the call runs on a tool thread, so that it can be given up on.
+    assert timed.output != FinalResult(value=caller)
