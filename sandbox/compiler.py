@@ -3,8 +3,8 @@
 Stock RestrictedPython routes every attribute load, subscript, iteration, unpacking and
 augmented assignment through a guard function, which costs 2-5x at run time. This
 transformer keeps every compile-time check (no dunder or guard-like names, no
-frame/code attributes, no exec/eval, no async) but emits plain bytecode for operations that cannot
-reach anything the script does not already hold:
+frame/code attributes, no exec/eval, no async) but emits plain bytecode for operations
+that cannot reach anything the script does not already hold:
 
 - subscripts, iteration, unpacking, ``name += x`` and calls run natively;
 - attribute loads run natively unless the name is in ``RUNTIME_CHECKED_ATTRS``
