@@ -206,6 +206,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_run_parser(subparsers)
     sandbox_cli.add_parser(subparsers)
     policy_cli.add_parser(subparsers)
+    from codeact.bench import cli as bench_cli
+
+    bench_cli.add_parser(subparsers)
     return parser
 
 
