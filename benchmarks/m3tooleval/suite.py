@@ -7,9 +7,14 @@ from typing import Any
 from benchmarks.m3tooleval.domains import tools_for
 from benchmarks.m3tooleval.golden import GoldenError, golden_replies
 from benchmarks.m3tooleval.grader import is_correct
-from benchmarks.m3tooleval.runner import INSTRUCTIONS
 from benchmarks.m3tooleval.tasks import Task, load_tasks
 from codeact.bench.suite import BenchTask, GoldenReply, Suite, ToolMap
+
+INSTRUCTIONS = (
+    "You solve M3ToolEval tasks by writing Python. The tools listed are plain Python "
+    "functions you call from your code; print what you need to see. When you know the "
+    "answer, call final_result(answer) with the answer in the form the task asks for."
+)
 
 
 def _bench_task(task: Task) -> BenchTask:
