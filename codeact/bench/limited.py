@@ -78,7 +78,11 @@ class LimitedModel(Model):
                 ok = True
                 return reply
             except ModelError as error:
-                if error.code not in RETRIED or attempt > self.max_retries:
+                if (
+                    error.code not in RETRIED
+                    or error.should_retry is False
+                    or attempt > self.max_retries
+                ):
                     raise
                 failure = error
             finally:
