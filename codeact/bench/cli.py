@@ -38,6 +38,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     report = sub.add_parser("report", help="the summary of a run's log directory")
     report.add_argument("log_dir", metavar="LOG_DIR")
     report.add_argument("--json", action="store_true", help="print the summary as JSON")
+    report.add_argument("--html", metavar="FILE", help="write a self-contained HTML report")
     report.set_defaults(handler=report_run)
     bench.set_defaults(handler=lambda args: _help(bench))
 
@@ -170,6 +171,10 @@ def report_run(args: argparse.Namespace) -> int:
         info = logs.read_run()
         assert info is not None
         summary = summarize(info.config.suite, info.config.model, info.config.protocol, records)
+        if args.html:
+            from codeact.bench.html import write_report
+
+            write_report(Path(args.html), info, summary, records)
     except (LogDirError, OSError) as exc:
         print(f"codeact bench report: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -177,4 +182,6 @@ def report_run(args: argparse.Namespace) -> int:
         print(summary.model_dump_json(indent=2))
     else:
         print(summary_table(summary))
+        if args.html:
+            print(f"report: {args.html}")
     return EXIT_OK

@@ -27,6 +27,7 @@ def write_atomic(path: Path, text: str) -> None:
     """Replace `path` with `text` so that readers see the old file or the new one."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.fchmod(fd, 0o644)  # mkstemp makes 0600; logs and reports are for sharing
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
             handle.flush()
