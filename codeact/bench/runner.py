@@ -64,8 +64,10 @@ class BenchConfig:
             raise SuiteError("--epochs, --concurrency and --max-steps must be at least 1")
         if self.retry_on_error < 0:
             raise SuiteError("--retry-on-error must be 0 or more")
-        if self.protocol != "codeact":
-            raise SuiteError("only --protocol codeact is available")
+        if self.protocol == "paper" and self.model == "golden" and self.model_factory is None:
+            raise SuiteError(
+                "golden replies are CodeAct transcripts: use them with --protocol codeact"
+            )
         if self.protocol == "codeact" and self.action_modes != ["code"]:
             raise SuiteError(
                 "--action-mode json/text needs --protocol paper "
@@ -211,6 +213,10 @@ class _SampleLoop:
             self.observer.finished(record)
 
     async def _attempt(self, plan: SamplePlan, model: LimitedModel) -> Outcome:
+        if self.config.protocol == "paper":
+            from codeact.bench.paper import run_paper_sample
+
+            return await run_paper_sample(self.config.suite, plan, model, self.sandbox)
         return await run_codeact_sample(
             self.config.suite, plan, model, self.sandbox, self.policy, self.config.max_steps
         )

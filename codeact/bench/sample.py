@@ -64,7 +64,7 @@ def grade_output(suite: Suite, task: BenchTask, output: AgentOutput, started: fl
     code = output.failure.code.value
     status = "error" if code in INFRA_FAILURES else "failed"
     return Outcome(
-        status, None, turns_of(output), output.usage, duration, code,
+        status, output.value, turns_of(output), output.usage, duration, code,
         output.failure.message, output,
     )  # fmt: skip
 

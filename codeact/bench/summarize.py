@@ -138,4 +138,22 @@ def summary_table(summary: Summary) -> str:
         f"{summary.passed}/{summary.samples} passed, {summary.failed} failed, "
         f"{summary.errors} errors · {summary.usage.one_line()}"
     )
+    if len(summary.modes) > 1:
+        out += ["", side_by_side(summary)]
     return "\n".join(out)
+
+
+def side_by_side(summary: Summary) -> str:
+    """Success rate per domain with the action modes as columns, like the paper's table."""
+    modes = [m.action_mode for m in summary.modes]
+    rates = {(g.action_mode, g.domain): g for g in [*summary.groups, *summary.modes]}
+    domains = [*dict.fromkeys(g.domain for g in summary.groups), "all"]
+    width = max(len(d) for d in domains)
+    lines = ["domain".ljust(width) + "".join(f"  {m:>8}" for m in modes)]
+    for domain in domains:
+        cells = []
+        for mode in modes:
+            group = rates.get((mode, domain))
+            cells.append(f"  {group.success_rate:>8.1%}" if group else f"  {'-':>8}")
+        lines.append(domain.ljust(width) + "".join(cells))
+    return "\n".join(lines)
