@@ -41,7 +41,7 @@ def chart_svg(summary: Summary) -> str:
     by_key = {(g.action_mode, g.domain): g for g in [*summary.groups, *summary.modes]}
     group_w = len(modes) * _BAR + _GAP
     width = _LEFT + len(domains) * group_w + 120
-    height = _TOP + _H + 70
+    height = _TOP + _H + 30
     out = [
         f'<svg id="chart" xmlns="http://www.w3.org/2000/svg" width="{width}" '
         f'height="{height}" font-size="11">'
@@ -58,11 +58,11 @@ def chart_svg(summary: Summary) -> str:
             group = by_key.get((mode, domain))
             if group is not None:
                 out.append(_bar(x0 + offset * _BAR, group))
-        label = domain if len(domain) <= 18 else domain[:17] + "…"
+        label = domain if len(domain) <= 12 else domain[:11] + "…"
         cx = x0 + len(modes) * _BAR / 2
         out.append(
-            f'<text x="{cx:.1f}" y="{_TOP + _H + 14}" text-anchor="end" '
-            f'transform="rotate(-25 {cx:.1f} {_TOP + _H + 14})">{escape(label)}</text>'
+            f'<text x="{cx:.1f}" y="{_TOP + _H + 16}" text-anchor="middle">'
+            f"<title>{escape(domain)}</title>{escape(label)}</text>"
         )
     for index, mode in enumerate(modes):
         y = _TOP + 10 + index * 16
