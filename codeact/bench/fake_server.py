@@ -51,6 +51,8 @@ class FakeServer:
         self.retry_after_s = retry_after_s
         self.requests = 0
         self.refused = 0
+        #: The ``seed`` fields seen, per task id.
+        self.seeds: dict[str, set[object]] = {}
         self._lock = threading.Lock()
         self._by_input = sorted(suite.tasks, key=lambda task: -len(task.input))
         self._httpd = ThreadingHTTPServer(("127.0.0.1", port), _handler(self))
@@ -101,6 +103,8 @@ class FakeServer:
         task = self.task_of(messages)
         if task is None:
             return 400, _error("invalid_request_error", "no task of the suite matches")
+        with self._lock:
+            self.seeds.setdefault(task.id, set()).add(body.get("seed"))
         turn = sum(1 for m in messages if m.get("role") == "assistant")
         replies: list[GoldenReply] = self.suite.golden_replies(task)
         if turn >= len(replies):

@@ -225,7 +225,9 @@ class _SampleLoop:
         attempts: list[Attempt] = []
         retries = []
         while True:
-            model = LimitedModel(self.source.for_task(plan.task), self.limiter, seed=plan.seed)
+            model = LimitedModel(
+                self.source.for_task(plan.task, plan.seed), self.limiter, seed=plan.seed
+            )
             outcome = await self._attempt(plan, model)
             retries.extend(model.retries)
             if outcome.status != "error" or len(attempts) >= self.config.retry_on_error:

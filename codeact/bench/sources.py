@@ -4,19 +4,25 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import httpx
+
 from codeact.bench.suite import BenchTask, Suite, SuiteError
 from codeact.models import ScriptedModel, ScriptedReply
 from codeact.models.base import Model
+from codeact.models.http import DEFAULT_TIMEOUT
 from codeact.models.registry import model_from_string
 from codeact.models.retry import RetryPolicy
 
 GOLDEN = "golden"
+#: Providers whose API takes a ``seed``: each sample asks for its own.
+SEEDED = ("openai:", "openai-compatible:")
 
 
 class ModelSource:
     """``golden`` gives each sample a `ScriptedModel` of its task's golden replies; any
-    other spec builds one client, shared by every sample, with its own retries off (the
-    runner retries instead, so that 429s shrink the shared connection limit)."""
+    other spec builds one client (one connection pool), shared by every sample, with
+    its own retries off (the runner retries instead, so that 429s shrink the shared
+    connection limit). OpenAI-style APIs get the sample's seed in each request."""
 
     def __init__(
         self, spec: str, suite: Suite, factory: Callable[[BenchTask], Model] | None = None
@@ -25,6 +31,7 @@ class ModelSource:
         self.suite = suite
         self.factory = factory
         self.shared: Model | None = None
+        self.client: httpx.AsyncClient | None = None
         if factory is not None:
             return
         if spec == GOLDEN:
@@ -32,6 +39,11 @@ class ModelSource:
                 raise SuiteError(f"suite {suite.name!r} ships no golden replies")
         elif spec.startswith("scripted:"):
             self.shared = model_from_string(spec)
+        elif spec.startswith(SEEDED):
+            # One connection pool for all samples; a light client per sample carries its
+            # seed. Built once here so that a bad spec fails before any sample runs.
+            self.client = httpx.AsyncClient(timeout=DEFAULT_TIMEOUT)
+            self.for_task(suite.tasks[0], 0)
         else:
             self.shared = model_from_string(spec, retry=RetryPolicy.disabled())
 
@@ -46,10 +58,15 @@ class ModelSource:
                 f"{len(tasks)} tasks selected, e.g. {', '.join(missing[:3])}"
             )
 
-    def for_task(self, task: BenchTask) -> Model:
-        """The model a sample of `task` talks to."""
+    def for_task(self, task: BenchTask, seed: int | None = None) -> Model:
+        """The model a sample of `task` talks to (asked for `seed` where the API takes one)."""
         if self.factory is not None:
             return self.factory(task)
+        if self.client is not None:
+            extra = {"seed": seed} if seed is not None else None
+            return model_from_string(
+                self.spec, retry=RetryPolicy.disabled(), client=self.client, extra_body=extra
+            )
         if self.shared is not None:
             return self.shared
         replies = [
@@ -61,3 +78,5 @@ class ModelSource:
     async def aclose(self) -> None:
         if self.shared is not None:
             await self.shared.aclose()
+        if self.client is not None:
+            await self.client.aclose()

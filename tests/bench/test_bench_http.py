@@ -72,6 +72,7 @@ def test_killed_run_resumes_with_every_sample_once(
         }
         assert main([*args, "--json"]) == 0
         refused = server.refused
+        seeds = server.seeds
     summary = json.loads(capsys.readouterr().out)
     assert (summary["samples"], summary["passed"]) == (82, 82)
     records = [SampleRecord.model_validate_json(line) for line in _lines(log / "samples.jsonl")]
@@ -84,6 +85,8 @@ def test_killed_run_resumes_with_every_sample_once(
         x.code == "rate_limited" and x.retry_after == 0.05 for r in retried for x in r.retries
     )
     assert refused > 0 and summary["usage"]["input_tokens"] > 0
+    # Each sample asked for its own seed, the same on every turn and after the resume.
+    assert {task: {r.seed} for r in records for task in [r.task]} == seeds
 
 
 def test_fake_server_answers_like_chat_completions() -> None:

@@ -186,3 +186,23 @@ def test_records_have_json_schemas() -> None:
     schema = SampleRecord.model_json_schema()
     assert {"id", "status", "answer", "expected", "transcript"} <= set(schema["properties"])
     assert Ai(content="x").text() == "x"
+
+
+@pytest.mark.timeout(60)
+def test_the_sandbox_random_is_seeded_from_the_sample_id(tmp_path: Path) -> None:
+    fence = "`" * 3
+    reply = (
+        f"Drawing.\n{fence}python\nimport random\nfinal_result(random.randint(0, 10**9))\n{fence}"
+    )
+    suite = Suite(
+        name="dice", tasks=[BenchTask(id="roll", input="Roll.")], golden=lambda task: [reply]
+    )
+
+    def draws(log: Path) -> dict[int, object]:
+        config = BenchConfig(suite=suite, model="golden", log_dir=log, epochs=2)
+        asyncio.run(run_bench(config))
+        return {r.epoch: r.answer for r in LogDir(log).read_samples()}
+
+    first, second = draws(tmp_path / "a"), draws(tmp_path / "b")
+    assert first == second  # the same samples draw the same numbers
+    assert first[1] != first[2]  # another epoch is another sample, another seed
