@@ -1,7 +1,8 @@
 """``codeact bench list | run | report``.
 
-``run`` exits 0 when every sample passed, 1 when some failed or errored, 2 for bad
-usage, 130 when interrupted (the finished samples stay logged: rerun to resume).
+``run`` exits 0 when every sample passed, 1 when some failed or errored (or the log
+could not be written), 2 for bad usage, 3 when the sandbox failed, 130 when interrupted
+(the finished samples stay logged: rerun to resume).
 """
 
 from __future__ import annotations
@@ -19,9 +20,9 @@ from codeact.bench.records import ActionMode, SampleRecord
 from codeact.bench.suite import Suite, SuiteError
 from codeact.bench.summarize import summarize, summary_table
 from codeact.models import ModelError
-from sandbox import PolicyError
+from sandbox import PolicyError, SandboxError
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_SANDBOX = 0, 1, 2, 3
 _MODES = ("code", "json", "text")
 
 
@@ -147,6 +148,12 @@ def run_suite(args: argparse.Namespace) -> int:
     except (SuiteError, LogDirError, PolicyError, ModelError, ValueError) as exc:
         print(f"codeact bench run: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except SandboxError as exc:
+        print(f"codeact bench run: the sandbox failed: {exc}", file=sys.stderr)
+        return EXIT_SANDBOX
+    except OSError as exc:
+        print(f"codeact bench run: {exc}", file=sys.stderr)
+        return EXIT_FAILED
     if args.json:
         print(summary.model_dump_json(indent=2))
     else:

@@ -159,7 +159,10 @@ def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
             for key, value in headers.items():
                 self.send_header(key, value)
             self.end_headers()
-            self.wfile.write(data)
+            try:
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client went away (a run interrupted mid-request)
 
         def do_POST(self) -> None:
             length = int(self.headers.get("content-length") or 0)

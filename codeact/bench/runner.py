@@ -62,6 +62,8 @@ class BenchConfig:
         """`SuiteError` for settings that cannot work together."""
         if self.epochs < 1 or self.concurrency < 1 or self.max_steps < 1:
             raise SuiteError("--epochs, --concurrency and --max-steps must be at least 1")
+        if self.max_connections is not None and self.max_connections < 1:
+            raise SuiteError("--max-connections must be at least 1")
         if self.retry_on_error < 0:
             raise SuiteError("--retry-on-error must be 0 or more")
         if self.protocol == "paper" and self.model == "golden" and self.model_factory is None:
@@ -156,7 +158,8 @@ async def run_bench(config: BenchConfig, observer: Observer | None = None) -> Su
     logs.write_run(info)
     done_ids = {r.id for r in kept}
     todo = [p for p in plans if p.id not in done_ids]
-    observer.started(len(plans), [r for r in kept if r.id in {p.id for p in plans}])
+    planned = {p.id for p in plans}
+    observer.started(len(plans), [r for r in kept if r.id in planned])
     source = ModelSource(config.model, config.suite, config.model_factory)
     source.check(list({p.task.id: p.task for p in todo}.values()))
     limiter = AdaptiveLimiter(config.max_connections or config.concurrency)
