@@ -2,9 +2,11 @@
 
 - ``show [PRESET|FILE] [--json]``: the effective policy, its digest, and the state of
   each confinement mechanism on this machine (from a started sandbox).
-- ``probe [--policy P] [--suite escapes|redcode|DIR] [--layers language,os] [--json]``:
-  the per-category table and attack success rate; ``--json`` prints one JSON record per
-  case. Exit 1 if anything escaped, 0 otherwise.
+- ``probe [--policy P] [--suite escapes|redcode|DIR] [--layers language,os]... [--json]
+  [--html FILE]``: the per-category table and attack success rate (``--layers``
+  repeated: one run per configuration, compared side by side); ``--json`` prints one
+  JSON record per case; ``--html`` writes a heat map of categories × configurations.
+  Exit 1 if anything escaped, 0 otherwise.
 - ``diff A B [--json]``: the fields that differ (dotted paths) and what that changes.
 
 Exit status 2 for bad usage (message on stderr), 3 when the sandbox itself failed.
@@ -16,13 +18,22 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from pydantic import BaseModel
 
 from .host import Sandbox
 from .policy import PolicyError, SandboxPolicy
-from .probe import SUITES, ProbeRefused, render_table, run_suite
+from .probe import (
+    SUITES,
+    CaseResult,
+    ProbeRefused,
+    render_comparison,
+    render_table,
+    run_suite,
+)
 from .probe.diff import diff_policies
+from .probe.report_html import render_probe_report
 from .process import SandboxError
 
 EXIT_OK, EXIT_ESCAPED, EXIT_USAGE, EXIT_SANDBOX = 0, 1, 2, 3
@@ -59,8 +70,12 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     probe.add_argument(
         "--layers",
-        default="language,os",
-        help="the layers left on, comma-separated (default: language,os)",
+        action="append",
+        help="the layers left on, comma-separated (default: language,os); "
+        "repeat to compare configurations",
+    )
+    probe.add_argument(
+        "--html", metavar="FILE", help="write a heat map of categories × configurations"
     )
     probe.add_argument(
         "--category", action="append", default=[], help="run only this category (repeatable)"
@@ -144,36 +159,59 @@ def _layers(text: str) -> dict[str, bool]:
 
 def run_probe(args: argparse.Namespace) -> int:
     """Carry out ``codeact policy probe``."""
+    configurations = args.layers or ["language,os"]
     try:
-        policy = SandboxPolicy.load(args.policy).with_layers(**_layers(args.layers))
+        policies = {
+            layers: SandboxPolicy.load(args.policy).with_layers(**_layers(layers))
+            for layers in configurations
+        }
     except (PolicyError, ValueError) as exc:
         return _fail("probe", str(exc))
-    try:
-        results = run_suite(
-            policy,
-            args.suite,
-            categories=args.category or None,
-            allow_unconfined=args.allow_unconfined,
-        )
-    except (ProbeRefused, ValueError, FileNotFoundError) as exc:
-        return _fail("probe", str(exc))
-    except SandboxError as exc:
-        return _fail("probe", f"the sandbox failed: {exc}", EXIT_SANDBOX)
-    if not results:
-        return _fail("probe", "no case matched the selected categories")
+    runs: dict[str, list[CaseResult]] = {}
+    for layers, policy in policies.items():
+        try:
+            results = run_suite(
+                policy,
+                args.suite,
+                categories=args.category or None,
+                allow_unconfined=args.allow_unconfined,
+            )
+        except (ProbeRefused, ValueError, FileNotFoundError) as exc:
+            return _fail("probe", str(exc))
+        except SandboxError as exc:
+            return _fail("probe", f"the sandbox failed: {exc}", EXIT_SANDBOX)
+        if not results:
+            return _fail("probe", "no case matched the selected categories")
+        runs[f"layers on: {layers or 'none'}"] = results
+        _report(args, layers, policy, results)
+    if len(runs) > 1 and not args.json:
+        print("attack success rate (escaped / cases):")
+        print(render_comparison(runs))
+    if args.html:
+        title = f"suite {args.suite} under policy {args.policy}"
+        try:
+            Path(args.html).write_text(render_probe_report(title, runs), encoding="utf-8")
+        except OSError as exc:
+            return _fail("probe", f"cannot write {args.html}: {exc.strerror or exc}")
+    escaped = any(r.outcome == "escaped" for results in runs.values() for r in results)
+    return EXIT_ESCAPED if escaped else EXIT_OK
+
+
+def _report(
+    args: argparse.Namespace, layers: str, policy: SandboxPolicy, results: list[CaseResult]
+) -> None:
     if args.json:
         for result in results:
             print(result.model_dump_json())
-    else:
-        title = (
-            f"suite {args.suite} under policy {policy.name} "
-            f"(layers on: {args.layers or 'none'}; digest {policy.digest()[:12]})"
-        )
-        print(render_table(results, title))
-        for result in results:
-            if result.outcome == "escaped":
-                print(f"ESCAPED {result.id}: {result.detail}")
-    return EXIT_ESCAPED if any(r.outcome == "escaped" for r in results) else EXIT_OK
+        return
+    title = (
+        f"suite {args.suite} under policy {policy.name} "
+        f"(layers on: {layers or 'none'}; digest {policy.digest()[:12]})"
+    )
+    print(render_table(results, title))
+    for result in results:
+        if result.outcome == "escaped":
+            print(f"ESCAPED {result.id}: {result.detail}")
 
 
 def run_diff(args: argparse.Namespace) -> int:
