@@ -33,6 +33,7 @@ from .probe import (
     run_suite,
 )
 from .probe.diff import diff_policies
+from .probe.progress import DisplayKind, ProbeProgress
 from .probe.report_html import render_probe_report
 from .process import SandboxError
 
@@ -76,6 +77,11 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     probe.add_argument(
         "--html", metavar="FILE", help="write a heat map of categories × configurations"
+    )
+    probe.add_argument(
+        "--display",
+        choices=("rich", "plain", "none"),
+        help="progress: a live bar on a terminal (default), plain lines, or nothing",
     )
     probe.add_argument(
         "--category", action="append", default=[], help="run only this category (repeatable)"
@@ -169,17 +175,23 @@ def run_probe(args: argparse.Namespace) -> int:
         return _fail("probe", str(exc))
     runs: dict[str, list[CaseResult]] = {}
     for layers, policy in policies.items():
+        kind: DisplayKind | None = "none" if args.json and not args.display else args.display
+        progress = ProbeProgress(kind, f"layers on: {layers or 'none'}")
         try:
             results = run_suite(
                 policy,
                 args.suite,
                 categories=args.category or None,
                 allow_unconfined=args.allow_unconfined,
+                on_start=progress.start,
+                on_result=progress.result,
             )
         except (ProbeRefused, ValueError, FileNotFoundError) as exc:
             return _fail("probe", str(exc))
         except SandboxError as exc:
             return _fail("probe", f"the sandbox failed: {exc}", EXIT_SANDBOX)
+        finally:
+            progress.close()
         if not results:
             return _fail("probe", "no case matched the selected categories")
         runs[f"layers on: {layers or 'none'}"] = results

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -22,7 +22,7 @@ from .arena import CaseArena, SuiteArena
 from .corpus import AttackCase
 from .detectors import Bounds, Evidence, judge
 from .holder import SandboxHolder
-from .results import CaseResult, outcome_of
+from .results import CaseResult, outcome_of, told
 from .safety import check_machine, check_policy
 
 #: Categories whose evidence (files, processes, memory, channel) must not be shared.
@@ -208,6 +208,7 @@ def run_escapes(
     *,
     workers: int = 3,
     allow_unconfined: bool = False,
+    on_result: Callable[[CaseResult], None] | None = None,
 ) -> list[CaseResult]:
     """Run ``cases`` under ``policy`` (with the suite's capped limits), in corpus order."""
     check_policy(policy)
@@ -218,8 +219,8 @@ def run_escapes(
             shared = [c for c in cases if c.category not in EXCLUSIVE]
             alone = [c for c in cases if c.category in EXCLUSIVE]
             with ThreadPoolExecutor(max(1, workers), thread_name_prefix="probe") as pool:
-                done = list(pool.map(lambda c: run_case(stage, suite, c), shared))
-            done += [run_case(stage, suite, c) for c in alone]
+                done = list(pool.map(lambda c: told(on_result, run_case(stage, suite, c)), shared))
+            done += [told(on_result, run_case(stage, suite, c)) for c in alone]
         finally:
             stage.close()
     order = {case.id: index for index, case in enumerate(cases)}

@@ -48,3 +48,16 @@ def test_chromium_renders_the_heat_map(page: tuple[Path, str], tmp_path: Path) -
     dom = subprocess.run(argv, capture_output=True, text=True, timeout=90, check=True).stdout
     assert len(re.findall(r'<td class="cell"', dom)) == 4
     assert '<table id="heatmap">' in dom
+
+
+@pytest.mark.timeout(240)
+def test_probe_shows_progress(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["policy", "probe", "--category", "introspection", "--display", "plain"]
+    assert policy_cli.main(argv) == 0
+    err = capsys.readouterr().err
+    last = err.strip().splitlines()[-1]
+    done, total = re.search(r"(\d+)/(\d+) · ", last).groups()  # type: ignore[union-attr]
+    assert done == total and int(total) > 0
+    assert "rejected" in last and "escaped" in last and "ETA" in last
+    assert policy_cli.main([*argv[:-2], "--json"]) == 0
+    assert capsys.readouterr().err == ""  # --json alone: no progress lines
