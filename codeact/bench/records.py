@@ -148,7 +148,7 @@ class Summary(_Record):
     failed: int
     errors: int
     usage: UsageSummary
-    duration_s: float
+    duration_s: float = Field(description="The samples' durations added up.")
     epochs: int
     groups: list[GroupStats]
     modes: list[GroupStats]

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import datetime
 import platform
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -163,7 +162,6 @@ async def run_bench(config: BenchConfig, observer: Observer | None = None) -> Su
     source = ModelSource(config.model, config.suite, config.model_factory)
     source.check(list({p.task.id: p.task for p in todo}.values()))
     limiter = AdaptiveLimiter(config.max_connections or config.concurrency)
-    started = time.monotonic()
     sandbox = Sandbox(policy, spares=min(4, config.concurrency))
     try:
         await asyncio.to_thread(sandbox.start)
@@ -173,7 +171,6 @@ async def run_bench(config: BenchConfig, observer: Observer | None = None) -> Su
         await asyncio.to_thread(sandbox.close)
         await source.aclose()
     summary = summarize(config.suite.name, config.model, config.protocol, logs.read_samples())
-    summary = summary.model_copy(update={"duration_s": round(time.monotonic() - started, 3)})
     logs.write_summary(summary)
     observer.close(summary)
     return summary
