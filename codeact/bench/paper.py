@@ -11,6 +11,7 @@ the sample as correct, as in the paper.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import time
 import uuid
@@ -80,10 +81,11 @@ class _Actions:
             text = execution.stdout
             if execution.output.type == "error":
                 text += str(getattr(execution.output, "message", ""))
-            return clip(text), as_observation(text)
-        return self._call(action)
+            value = as_observation(text)
+            return clip(value), value
+        return await self._call(action)
 
-    def _call(self, action: str) -> tuple[str, Any]:
+    async def _call(self, action: str) -> tuple[str, Any]:
         feedback = protocol()["feedback"]
         parse = parse_json_action if self.mode == "json" else parse_text_action
         key = "json_action_invalid" if self.mode == "json" else "text_action_invalid"
@@ -96,7 +98,8 @@ class _Actions:
             return feedback["unknown_tool"].format(name=name), None
         self.usage = self.usage.model_copy(update={"tool_calls": self.usage.tool_calls + 1})
         try:
-            result = fn(*args)
+            # In a thread: a slow tool must not hold up the other samples' event loop.
+            result = await asyncio.to_thread(fn, *args)
         except Exception:
             return feedback["tool_failed"].format(name=name, args=args), None
         return clip(result), result
