@@ -29,7 +29,7 @@ def _lines(path: Path) -> list[str]:
         return []
 
 
-def _kill_when_logged(argv: list[str], samples: Path, count: int) -> int:
+def _stop_when_logged(argv: list[str], samples: Path, count: int, sig: int) -> tuple[int, int]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(
         argv, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
@@ -39,21 +39,22 @@ def _kill_when_logged(argv: list[str], samples: Path, count: int) -> int:
         while len(_lines(samples)) < count and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.01)
         children = psutil.Process(proc.pid).children(recursive=True)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(10)
+        proc.send_signal(sig)
+        status = proc.wait(30)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    # The sandbox processes of the killed run go with it.
+    # The sandbox processes of the stopped run go with it.
     _gone, alive = psutil.wait_procs(children, timeout=10)
     assert not alive, alive
-    return len(_lines(samples))
+    return len(_lines(samples)), status
 
 
 @pytest.mark.timeout(240)
-def test_killed_run_resumes_with_every_sample_once(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT], ids=["killed", "ctrl-c"])
+def test_a_stopped_run_resumes_with_every_sample_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], sig: int
 ) -> None:
     suite = load_suite("m3tooleval")
     log = tmp_path / "log"
@@ -61,10 +62,11 @@ def test_killed_run_resumes_with_every_sample_once(
         model = f"openai-compatible:golden@{server.url}"
         args = ["bench", "run", "m3tooleval", "--model", model, "--log-dir", str(log)]
         args += ["--concurrency", "8", "--display", "none"]
-        logged = _kill_when_logged(
-            [sys.executable, "-m", "codeact.cli", *args], log / "samples.jsonl", 12
+        logged, status = _stop_when_logged(
+            [sys.executable, "-m", "codeact.cli", *args], log / "samples.jsonl", 12, sig
         )
-        assert 12 <= logged < 82, "the run must be killed part way"
+        assert 12 <= logged < 82, "the run must be stopped part way"
+        assert status == (130 if sig == signal.SIGINT else -signal.SIGKILL)
         before = {
             r.id: r
             for r in map(SampleRecord.model_validate_json, _lines(log / "samples.jsonl"))
