@@ -116,7 +116,7 @@ class RichDisplay(PlainDisplay):
     def retrying(self, plan: SamplePlan, outcome: Outcome) -> None:
         self.progress.console.print(f"retry {plan.task.id}: {outcome.failure_code}", markup=False)
 
-    def close(self, summary: Summary) -> None:
+    def close(self, summary: Summary | None) -> None:
         self.progress.stop()
 
 

@@ -88,8 +88,8 @@ class Observer:
     def retrying(self, plan: SamplePlan, outcome: Outcome) -> None:
         """A sample hit an infrastructure failure and will run again."""
 
-    def close(self, summary: Summary) -> None:
-        """The run ended."""
+    def close(self, summary: Summary | None) -> None:
+        """The run ended (None first, as soon as no sample is running; then the summary)."""
 
 
 def plan_samples(config: BenchConfig, policy_digest: str) -> list[SamplePlan]:
@@ -144,10 +144,41 @@ async def run_bench(config: BenchConfig, observer: Observer | None = None) -> Su
     config.check()
     observer = observer or Observer()
     policy = SandboxPolicy.load(config.policy)
-    logs = LogDir(config.log_dir)
+    plans = plan_samples(config, policy.digest())
+    if config.model.startswith("scripted:") and config.model_factory is None and len(plans) > 1:
+        raise SuiteError(
+            f"{config.model} replays one conversation, but this run has {len(plans)} samples: "
+            "give the suite golden replies (Suite.golden) and use --model golden"
+        )
+    source = ModelSource(config.model, config.suite, config.model_factory)
+    try:
+        source.check(list({p.task.id: p.task for p in plans}.values()))
+        logs = LogDir(config.log_dir)
+        todo = _resume(logs, config, policy, plans, observer)
+        limiter = AdaptiveLimiter(config.max_connections or config.concurrency)
+        sandbox = Sandbox(policy, spares=min(4, config.concurrency))
+        try:
+            await asyncio.to_thread(sandbox.start)
+            runner = _SampleLoop(config, policy, sandbox, source, limiter, logs, observer)
+            await runner.run_all(todo)
+        finally:
+            observer.close(None)
+            await asyncio.to_thread(sandbox.close)
+    finally:
+        await source.aclose()
+    summary = summarize(config.suite.name, config.model, config.protocol, logs.read_samples())
+    logs.write_summary(summary)
+    observer.close(summary)
+    return summary
+
+
+def _resume(
+    logs: LogDir, config: BenchConfig, policy: SandboxPolicy, plans: list[SamplePlan],
+    observer: Observer,
+) -> list[SamplePlan]:  # fmt: skip
+    """Set up the log directory; the samples left to run (the observer is told)."""
     logs.create()
     info = _run_info(config, policy, logs.read_run())
-    plans = plan_samples(config, policy.digest())
     kept = logs.read_samples(repair=True)
     # Errored samples never got a grade: they run again, their old line replaced.
     retry_ids = {r.id for r in kept if r.status == "error"}
@@ -156,24 +187,9 @@ async def run_bench(config: BenchConfig, observer: Observer | None = None) -> Su
         logs.rewrite(kept)
     logs.write_run(info)
     done_ids = {r.id for r in kept}
-    todo = [p for p in plans if p.id not in done_ids]
     planned = {p.id for p in plans}
     observer.started(len(plans), [r for r in kept if r.id in planned])
-    source = ModelSource(config.model, config.suite, config.model_factory)
-    source.check(list({p.task.id: p.task for p in todo}.values()))
-    limiter = AdaptiveLimiter(config.max_connections or config.concurrency)
-    sandbox = Sandbox(policy, spares=min(4, config.concurrency))
-    try:
-        await asyncio.to_thread(sandbox.start)
-        runner = _SampleLoop(config, policy, sandbox, source, limiter, logs, observer)
-        await runner.run_all(todo)
-    finally:
-        await asyncio.to_thread(sandbox.close)
-        await source.aclose()
-    summary = summarize(config.suite.name, config.model, config.protocol, logs.read_samples())
-    logs.write_summary(summary)
-    observer.close(summary)
-    return summary
+    return [p for p in plans if p.id not in done_ids]
 
 
 class _SampleLoop:

@@ -111,6 +111,9 @@ def test_bad_usage_is_reported(suite_dir: Path, capsys: pytest.CaptureFixture[st
     assert "matches no task" in capsys.readouterr().err
     code = main(["bench", "run", "adder_suite:SUITE", "--model", "golden", "--action-mode", "json"])
     assert code == 2 and "--protocol paper" in capsys.readouterr().err
+    code = main(["bench", "run", "adder_suite:SUITE", "--model", "scripted:none.json"])
+    assert code == 2 and "replays one conversation" in capsys.readouterr().err
+    assert not (suite_dir / "logs").exists()  # bad usage leaves no log directory behind
 
 
 @pytest.mark.timeout(60)
