@@ -1,0 +1,125 @@
+"""Leaving a worker without privileges: ``no_new_privs`` and no capability in any set.
+
+A worker forked from a root host holds every capability, so that — without this — a
+script could mark host files with fanotify (CAP_SYS_ADMIN), raise limits
+(CAP_SYS_RESOURCE) or renice the host (CAP_SYS_NICE), whatever the other fences say.
+:func:`drop` empties the bounding set first (``PR_CAPBSET_DROP`` needs CAP_SETPCAP,
+which the later steps remove), then the ambient set, then effective, permitted and
+inheritable (``capset``), and checks the result with ``capget``. It runs after the
+write staging and any namespace set-up, which use capabilities inside the worker's own
+user namespace, and before the filesystem fence and the syscall filter.
+
+An unprivileged worker has no CAP_SETPCAP, so its bounding set stays as inherited;
+``no_new_privs`` makes it unreachable (no exec can grant a capability), and the report
+says so.
+
+Worker side: standard library only.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+import sys
+
+_PR_CAPBSET_READ, _PR_CAPBSET_DROP = 23, 24
+_PR_SET_NO_NEW_PRIVS, _PR_GET_NO_NEW_PRIVS = 38, 39
+_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_IS_SET, _PR_CAP_AMBIENT_CLEAR_ALL = 47, 1, 4
+_CAPABILITY_VERSION_3 = 0x20080522
+#: Upper bound when /proc/sys/kernel/cap_last_cap cannot be read (40 on Linux 6.x);
+#: numbers past the kernel's last capability fail with EINVAL and are skipped.
+_CAP_LAST_FALLBACK = 63
+
+_libc = ctypes.CDLL(None, use_errno=True) if sys.platform == "linux" else None
+if _libc is not None:
+    _libc.prctl.argtypes = [ctypes.c_int] + [ctypes.c_ulong] * 4
+    _libc.prctl.restype = ctypes.c_int
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [
+        ("effective", ctypes.c_uint32),
+        ("permitted", ctypes.c_uint32),
+        ("inheritable", ctypes.c_uint32),
+    ]
+
+
+def _prctl(option: int, arg2: int = 0, arg3: int = 0) -> int:
+    assert _libc is not None
+    result = int(_libc.prctl(option, arg2, arg3, 0, 0))
+    if result < 0:
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err))
+    return result
+
+
+def last_cap() -> int:
+    """The highest capability number this kernel knows."""
+    try:
+        with open("/proc/sys/kernel/cap_last_cap", "rb") as f:
+            return int(f.read())
+    except (OSError, ValueError):
+        return _CAP_LAST_FALLBACK
+
+
+#: Read once at import (in the zygote), before any worker's Landlock fence hides /proc.
+LAST_CAP = last_cap()
+
+
+def _drop_bounding(last: int) -> bool:
+    """Empty the bounding set; False when this process may not (no CAP_SETPCAP)."""
+    for cap in range(last + 1):
+        try:
+            if _prctl(_PR_CAPBSET_READ, cap) == 1:
+                _prctl(_PR_CAPBSET_DROP, cap)
+        except OSError as exc:
+            if exc.errno == errno.EINVAL:
+                continue  # past this kernel's last capability
+            if exc.errno == errno.EPERM:
+                return False
+            raise
+    return True
+
+
+def _sets() -> list[int]:
+    """Effective, permitted and inheritable, both 32-bit halves of each."""
+    assert _libc is not None
+    header = _CapHeader(_CAPABILITY_VERSION_3, 0)
+    data = (_CapData * 2)()
+    if _libc.capget(ctypes.byref(header), data) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"capget: {os.strerror(err)}")
+    return [getattr(d, name) for name in ("effective", "permitted", "inheritable") for d in data]
+
+
+def drop(last: int | None = None) -> str:
+    """Set ``no_new_privs`` and drop every capability; return the report's state.
+
+    Raises OSError when a set cannot be emptied (the worker must not run scripts then).
+    """
+    if _libc is None:
+        raise OSError(errno.ENOSYS, "capabilities exist only on Linux")
+    last = LAST_CAP if last is None else last
+    _prctl(_PR_SET_NO_NEW_PRIVS, 1)
+    bounding = _drop_bounding(last)
+    try:
+        _prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL)
+    except OSError as exc:
+        if exc.errno != errno.EINVAL:  # before Linux 4.3 there is no ambient set
+            raise
+    header = _CapHeader(_CAPABILITY_VERSION_3, 0)
+    if _libc.capset(ctypes.byref(header), (_CapData * 2)()) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"capset: {os.strerror(err)}")
+    if any(_sets()):
+        raise OSError(errno.EPERM, "capabilities are still held after capset")
+    if _prctl(_PR_GET_NO_NEW_PRIVS) != 1:
+        raise OSError(errno.EPERM, "no_new_privs is not set")
+    if not bounding:
+        return "active (bounding set kept: dropping it needs CAP_SETPCAP; no_new_privs)"
+    return "active"
