@@ -32,27 +32,30 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "fchdir", "umask", "access", "faccessat", "faccessat2", "statfs", "fstatfs",
         "fsync", "fdatasync",
     ),
-    # Descriptors the worker already holds or creates for itself.
+    # Descriptors the worker already holds or creates for itself. sendfile and
+    # copy_file_range move bytes between two of them (shutil.copyfile tries them first).
     "descriptors": (
         "write", "pwrite64", "writev", "pipe", "pipe2", "dup", "dup2", "dup3", "poll",
-        "ppoll", "select", "pselect6",
+        "ppoll", "select", "pselect6", "sendfile", "copy_file_range",
     ),
     # Clocks, sleeping, the CPU-time timer and accounting.
     "time": (
         "clock_gettime", "clock_getres", "gettimeofday", "time", "clock_nanosleep",
-        "nanosleep", "setitimer", "getitimer", "getrusage", "times",
+        "nanosleep", "setitimer", "getitimer", "alarm", "getrusage", "times",
     ),
     # Signal handling within the worker (sending signals is checked below).
     "signals": (
         "rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "rt_sigpending", "rt_sigsuspend",
         "rt_sigtimedwait", "sigaltstack", "restart_syscall",
     ),
-    # Who the worker is, randomness, locks, exit. capget tells no more than the
-    # world-readable /proc/<pid>/status.
+    # Who the worker is, its own limits (getrlimit/setrlimit act on the caller only:
+    # older C libraries' resource.getrlimit), randomness, locks, exit. capget tells no
+    # more than the world-readable /proc/<pid>/status.
     "process": (
         "getpid", "gettid", "getppid", "getuid", "geteuid", "getgid", "getegid",
         "getgroups", "getresuid", "getresgid", "getpgrp", "getpgid", "getsid", "uname",
-        "getrandom", "capget", "sched_yield", "futex", "exit_group", "exit",
+        "getrandom", "capget", "getrlimit", "setrlimit", "sched_yield", "futex",
+        "exit_group", "exit",
     ),
 }
 
@@ -128,19 +131,20 @@ X86_64 = {
     "rt_sigaction": 13, "rt_sigprocmask": 14, "rt_sigreturn": 15, "ioctl": 16,
     "pread64": 17, "pwrite64": 18, "readv": 19, "writev": 20, "access": 21, "pipe": 22,
     "select": 23, "sched_yield": 24, "mremap": 25, "madvise": 28, "dup": 32, "dup2": 33,
-    "nanosleep": 35, "getitimer": 36, "setitimer": 38, "getpid": 39, "sendto": 44,
-    "recvfrom": 45, "getsockname": 51, "getsockopt": 55, "exit": 60, "kill": 62,
-    "uname": 63, "fcntl": 72, "fsync": 74, "fdatasync": 75, "truncate": 76, "ftruncate": 77,
-    "getcwd": 79, "chdir": 80, "fchdir": 81, "rename": 82, "mkdir": 83, "rmdir": 84,
-    "creat": 85, "link": 86, "unlink": 87, "symlink": 88, "readlink": 89, "chmod": 90,
-    "fchmod": 91, "chown": 92, "fchown": 93, "lchown": 94, "umask": 95, "gettimeofday": 96,
-    "getrusage": 98, "times": 100, "getuid": 102, "getgid": 104, "geteuid": 107,
-    "getegid": 108, "getppid": 110, "getpgrp": 111, "getgroups": 115, "getresuid": 118,
-    "getresgid": 120, "getpgid": 121, "getsid": 124, "capget": 125, "rt_sigpending": 127,
-    "rt_sigtimedwait": 128, "rt_sigqueueinfo": 129, "rt_sigsuspend": 130,
-    "sigaltstack": 131, "utime": 132, "statfs": 137, "fstatfs": 138, "getpriority": 140,
-    "setpriority": 141, "sched_setparam": 142, "sched_getparam": 143,
-    "sched_setscheduler": 144, "sched_getscheduler": 145, "prctl": 157, "gettid": 186,
+    "nanosleep": 35, "getitimer": 36, "alarm": 37, "setitimer": 38, "getpid": 39,
+    "sendfile": 40, "sendto": 44, "recvfrom": 45, "getsockname": 51, "getsockopt": 55,
+    "exit": 60, "kill": 62, "uname": 63, "fcntl": 72, "fsync": 74, "fdatasync": 75,
+    "truncate": 76, "ftruncate": 77, "getcwd": 79, "chdir": 80, "fchdir": 81, "rename": 82,
+    "mkdir": 83, "rmdir": 84, "creat": 85, "link": 86, "unlink": 87, "symlink": 88,
+    "readlink": 89, "chmod": 90, "fchmod": 91, "chown": 92, "fchown": 93, "lchown": 94,
+    "umask": 95, "gettimeofday": 96, "getrlimit": 97, "getrusage": 98, "times": 100,
+    "getuid": 102, "getgid": 104, "geteuid": 107, "getegid": 108, "getppid": 110,
+    "getpgrp": 111, "getgroups": 115, "getresuid": 118, "getresgid": 120, "getpgid": 121,
+    "getsid": 124, "capget": 125, "rt_sigpending": 127, "rt_sigtimedwait": 128,
+    "rt_sigqueueinfo": 129, "rt_sigsuspend": 130, "sigaltstack": 131, "utime": 132,
+    "statfs": 137, "fstatfs": 138, "getpriority": 140, "setpriority": 141,
+    "sched_setparam": 142, "sched_getparam": 143, "sched_setscheduler": 144,
+    "sched_getscheduler": 145, "prctl": 157, "setrlimit": 160, "gettid": 186,
     "setxattr": 188, "lsetxattr": 189, "fsetxattr": 190, "getxattr": 191, "lgetxattr": 192,
     "fgetxattr": 193, "listxattr": 194, "llistxattr": 195, "flistxattr": 196,
     "removexattr": 197, "lremovexattr": 198, "fremovexattr": 199, "tkill": 200, "time": 201,
@@ -152,7 +156,7 @@ X86_64 = {
     "faccessat": 269, "pselect6": 270, "ppoll": 271, "utimensat": 280, "fallocate": 285,
     "dup3": 292, "pipe2": 293, "rt_tgsigqueueinfo": 297, "prlimit64": 302,
     "sched_setattr": 314, "sched_getattr": 315, "renameat2": 316, "getrandom": 318,
-    "statx": 332, "faccessat2": 439, "fchmodat2": 452,
+    "copy_file_range": 326, "statx": 332, "faccessat2": 439, "fchmodat2": 452,
 }
 AARCH64 = {
     "setxattr": 5, "lsetxattr": 6, "fsetxattr": 7, "getxattr": 8, "lgetxattr": 9,
@@ -163,23 +167,24 @@ AARCH64 = {
     "fallocate": 47, "faccessat": 48, "chdir": 49, "fchdir": 50, "fchmod": 52,
     "fchmodat": 53, "fchownat": 54, "fchown": 55, "openat": 56, "close": 57, "pipe2": 59,
     "getdents64": 61, "lseek": 62, "read": 63, "write": 64, "readv": 65, "writev": 66,
-    "pread64": 67, "pwrite64": 68, "pselect6": 72, "ppoll": 73, "readlinkat": 78,
-    "newfstatat": 79, "fstat": 80, "fsync": 82, "fdatasync": 83, "utimensat": 88,
-    "capget": 90, "exit": 93, "exit_group": 94, "futex": 98, "nanosleep": 101,
-    "getitimer": 102, "setitimer": 103, "clock_gettime": 113, "clock_getres": 114,
-    "clock_nanosleep": 115, "sched_setparam": 118, "sched_setscheduler": 119,
-    "sched_getscheduler": 120, "sched_getparam": 121, "sched_setaffinity": 122,
-    "sched_getaffinity": 123, "sched_yield": 124, "restart_syscall": 128, "kill": 129,
-    "tkill": 130, "tgkill": 131, "sigaltstack": 132, "rt_sigsuspend": 133,
-    "rt_sigaction": 134, "rt_sigprocmask": 135, "rt_sigpending": 136,
+    "pread64": 67, "pwrite64": 68, "sendfile": 71, "pselect6": 72, "ppoll": 73,
+    "readlinkat": 78, "newfstatat": 79, "fstat": 80, "fsync": 82, "fdatasync": 83,
+    "utimensat": 88, "capget": 90, "exit": 93, "exit_group": 94, "futex": 98,
+    "nanosleep": 101, "getitimer": 102, "setitimer": 103, "clock_gettime": 113,
+    "clock_getres": 114, "clock_nanosleep": 115, "sched_setparam": 118,
+    "sched_setscheduler": 119, "sched_getscheduler": 120, "sched_getparam": 121,
+    "sched_setaffinity": 122, "sched_getaffinity": 123, "sched_yield": 124,
+    "restart_syscall": 128, "kill": 129, "tkill": 130, "tgkill": 131, "sigaltstack": 132,
+    "rt_sigsuspend": 133, "rt_sigaction": 134, "rt_sigprocmask": 135, "rt_sigpending": 136,
     "rt_sigtimedwait": 137, "rt_sigqueueinfo": 138, "rt_sigreturn": 139, "setpriority": 140,
     "getpriority": 141, "getresuid": 148, "getresgid": 150, "times": 153, "getpgid": 155,
-    "getsid": 156, "getgroups": 158, "uname": 160, "getrusage": 165, "umask": 166,
-    "prctl": 167, "gettimeofday": 169, "getpid": 172, "getppid": 173, "getuid": 174,
-    "geteuid": 175, "getgid": 176, "getegid": 177, "gettid": 178, "getsockname": 204,
-    "sendto": 206, "recvfrom": 207, "getsockopt": 209, "brk": 214, "munmap": 215,
-    "mremap": 216, "mmap": 222, "mprotect": 226, "madvise": 233, "rt_tgsigqueueinfo": 240,
-    "prlimit64": 261, "sched_setattr": 274, "sched_getattr": 275, "renameat2": 276,
-    "getrandom": 278, "statx": 291, "faccessat2": 439, "fchmodat2": 452,
+    "getsid": 156, "getgroups": 158, "uname": 160, "getrlimit": 163, "setrlimit": 164,
+    "getrusage": 165, "umask": 166, "prctl": 167, "gettimeofday": 169, "getpid": 172,
+    "getppid": 173, "getuid": 174, "geteuid": 175, "getgid": 176, "getegid": 177,
+    "gettid": 178, "getsockname": 204, "sendto": 206, "recvfrom": 207, "getsockopt": 209,
+    "brk": 214, "munmap": 215, "mremap": 216, "mmap": 222, "mprotect": 226, "madvise": 233,
+    "rt_tgsigqueueinfo": 240, "prlimit64": 261, "sched_setattr": 274, "sched_getattr": 275,
+    "renameat2": 276, "getrandom": 278, "copy_file_range": 285, "statx": 291,
+    "faccessat2": 439, "fchmodat2": 452,
 }
 ARCHES = {"x86_64": (0xC000003E, X86_64), "aarch64": (0xC00000B7, AARCH64)}

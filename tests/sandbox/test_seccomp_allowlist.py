@@ -135,6 +135,9 @@ ON_ITSELF = {
     "set_inheritable": lambda: os.set_inheritable(0, False),
     "set_blocking": lambda: os.set_blocking(0, True),
     "isatty": lambda: os.isatty(0),
+    "alarm": lambda: signal.alarm(0),
+    "setrlimit lower": lambda: resource.setrlimit(resource.RLIMIT_CORE, (0, 0)),
+    "sendfile": lambda: os.sendfile(os.pipe()[1], os.open(__file__, os.O_RDONLY), 0, 16),
 }
 ON_OTHERS = {
     "prlimit parent": lambda: resource.prlimit(PARENT, resource.RLIMIT_NOFILE),
