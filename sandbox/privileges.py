@@ -25,7 +25,7 @@ import sys
 
 _PR_CAPBSET_DROP = 24
 _PR_SET_NO_NEW_PRIVS = 38
-_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_IS_SET, _PR_CAP_AMBIENT_CLEAR_ALL = 47, 1, 4
+_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
 _CAPABILITY_VERSION_3 = 0x20080522
 #: Upper bound when /proc/sys/kernel/cap_last_cap cannot be read (40 on Linux 6.x);
 #: numbers past the kernel's last capability fail with EINVAL and are skipped.
@@ -98,7 +98,8 @@ def _drop_bounding(last: int) -> None:
 
 
 def _sets() -> bytes:
-    """Effective, permitted and inheritable, low then high 32 bits (capget's layout)."""
+    """capget of this process: effective, permitted, inheritable of capabilities 0-31,
+    then the same of 32-63."""
     assert _capget is not None
     _HEADER.version, _HEADER.pid = _CAPABILITY_VERSION_3, 0
     if _capget(ctypes.byref(_HEADER), _HELD) != 0:
