@@ -2,10 +2,12 @@
 
 In order: its own session and process group (so the host can kill everything it
 starts), death with its parent, no inherited descriptors, an empty environment,
-private copies of the writable mounts when asked (``staging.py``), resource limits,
-Landlock filesystem confinement (``landlock.py``) and the seccomp filter
-(``seccomp.py``). Anything a machine does not allow is reported as degraded in
-the returned report, never skipped silently.
+private copies of the writable mounts when asked (``staging.py``), no privileges
+(``privileges.py``: ``no_new_privs``, every capability set emptied — after staging,
+which needs capabilities in its user namespace), resource limits, Landlock filesystem
+confinement (``landlock.py``) and the seccomp filter (``seccomp.py``). Anything a
+machine does not allow is reported as degraded in the returned report, never skipped
+silently.
 
 Worker side: standard library only.
 """
@@ -18,7 +20,7 @@ import signal
 from collections.abc import Sequence
 from typing import Any
 
-from . import landlock, staging
+from . import landlock, privileges, staging
 from .seccomp import die_with_parent, install_syscall_filter
 
 
@@ -78,6 +80,13 @@ def _restrict_filesystem(mounts: Sequence[dict[str, Any]]) -> str:
     return f"active (Landlock ABI {abi})"
 
 
+def _drop_privileges() -> str:
+    try:
+        return privileges.drop()
+    except OSError as exc:
+        return f"degraded: {exc.strerror or exc}"
+
+
 def confine(
     channel_fd: int,
     limits: dict[str, Any],
@@ -109,6 +118,7 @@ def confine(
             report["write_staging"] = (
                 f"degraded: {exc}; a mount's total is checked only after each run"
             )
+    report["privileges"] = _drop_privileges() if os_layer else "off"
     writable = [m for m in mounts if m["mode"] == "rw"]
     try:
         apply_rlimits(limits, max_file_bytes=max((m["max_bytes"] for m in writable), default=0))

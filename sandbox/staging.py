@@ -26,7 +26,6 @@ from typing import Any
 
 _CLONE_NEWNS, _CLONE_NEWUSER = 0x00020000, 0x10000000
 _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REC, _MS_PRIVATE = 2, 4, 8, 0x4000, 1 << 18
-_CAPABILITY_VERSION_3 = 0x20080522
 _PAGE = 4096
 #: Room beyond budget and copy for page rounding: up to this many partly filled pages.
 SLACK_PAGES = 256
@@ -37,18 +36,6 @@ MAX_COPY_BYTES = 256 * 1024 * 1024
 MAX_COPY_ENTRIES = 20_000
 
 _libc = ctypes.CDLL(None, use_errno=True) if sys.platform == "linux" else None
-
-
-class _CapHeader(ctypes.Structure):
-    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
-
-
-class _CapData(ctypes.Structure):
-    _fields_ = [
-        ("effective", ctypes.c_uint32),
-        ("permitted", ctypes.c_uint32),
-        ("inheritable", ctypes.c_uint32),
-    ]
 
 
 def _check(result: int, what: str) -> None:
@@ -145,14 +132,6 @@ def _copy_file(source: int, target: str, mode: int) -> None:
         os.close(out)
 
 
-def _drop_capabilities() -> None:
-    # The new user namespace granted every capability inside it; none is needed now.
-    assert _libc is not None
-    header = _CapHeader(_CAPABILITY_VERSION_3, 0)
-    data = (_CapData * 2)()
-    _check(_libc.capset(ctypes.byref(header), data), "capset")
-
-
 class StagingFailed(RuntimeError):
     """Staging broke half-way: the worker must not run scripts."""
 
@@ -171,7 +150,8 @@ def _cover(writable: list[dict[str, Any]], sources: list[_Source], uid: int, gid
         target = source.path.encode()
         _check(_libc.mount(b"tmpfs", target, b"tmpfs", flags, options.encode()), "mount")
         _copy_tree(source.fd, source.path)
-    _drop_capabilities()
+    # The new user namespace granted every capability inside it: the worker drops them
+    # all right after (privileges.drop, called by confine).
 
 
 def stage(mounts: Sequence[dict[str, Any]]) -> str:

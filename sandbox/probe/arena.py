@@ -5,7 +5,8 @@ mount (each with a symlink leading out), a shared secret outside them, an empty
 ``outside`` directory, and an environment variable of the host holding a secret (set
 before the sandbox starts, restored afterwards). One :class:`CaseArena` per case: its
 own secret file and marker path, the TCP/UDP listeners and decoy process its source
-names, and the placeholder values the source is filled with.
+names, the file the host keeps opening while it runs (``{{WATCHED_FILE}}``), and the
+placeholder values the source is filled with.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Self
 
 from ..policy import Mount, SandboxPolicy
+from .hoststate import FileMeta, Opener
 from .listeners import Decoy, TcpListener, UdpListener
 
 #: What a script does with the ``os`` module (``osm``) once it holds a real one.
@@ -57,6 +59,7 @@ PLACEHOLDERS = (
     "OUTSIDE_LINK_HOST",
     "OUTSIDE_DIR_LINK",
     "OUTSIDE_DIR_LINK_HOST",
+    "WATCHED_FILE",
     "TOKEN",
     "NONCE",
     "PORT",
@@ -167,7 +170,11 @@ class CaseArena:
         self.secret_token = secrets.token_hex(16)
         self.secret = self.dir / "secret.txt"
         self.secret.write_text(f"SECRET={self.secret_token}\n")
+        self.secret_meta = FileMeta.of(self.secret)
         self.marker = self.dir / "marker"
+        self.watched = self.dir / "watched.txt"
+        self.watched.write_text("opened by the host while the case runs\n")
+        self.opener = Opener(self.watched) if "{{WATCHED_FILE}}" in source else None
         self.tcp = TcpListener() if "{{PORT}}" in source else None
         self.udp = UdpListener() if "{{UDP_PORT}}" in source else None
         self.decoy = Decoy(f"probe-decoy-{self.nonce}") if "{{DECOY_PID}}" in source else None
@@ -188,6 +195,7 @@ class CaseArena:
             "OUTSIDE_LINK_HOST": str(s.ro / "escape-link"),
             "OUTSIDE_DIR_LINK": f"{s.rw_path}/escape-dir",
             "OUTSIDE_DIR_LINK_HOST": str(s.rw / "escape-dir"),
+            "WATCHED_FILE": str(self.watched),
             "TOKEN": self.token,
             "NONCE": self.nonce,
         }
@@ -208,6 +216,17 @@ class CaseArena:
         """Which of this case's listeners were reached."""
         hits = [("the TCP listener", self.tcp), ("the UDP listener", self.udp)]
         return [name for name, listener in hits if listener and listener.contacted]
+
+    def secret_metadata_changed(self) -> bool:
+        """True when the secret file's mode, owner, times or xattrs are not as created."""
+        return FileMeta.of(self.secret) != self.secret_meta
+
+    def open_failures(self) -> list[str]:
+        """The host's failed or hung opens of the watched file (stops the opener)."""
+        if self.opener is None:
+            return []
+        self.opener.close()
+        return self.opener.failures
 
     @property
     def decoy_killed(self) -> bool:
@@ -233,6 +252,6 @@ class CaseArena:
 
     def close(self) -> None:
         """Stop the listeners and the decoy."""
-        for resource in (self.tcp, self.udp, self.decoy):
+        for resource in (self.tcp, self.udp, self.decoy, self.opener):
             if resource is not None:
                 resource.close()

@@ -22,6 +22,7 @@ from .arena import CaseArena, SuiteArena
 from .corpus import AttackCase
 from .detectors import Bounds, Evidence, judge
 from .holder import SandboxHolder
+from .hoststate import HostProcess
 from .results import CaseResult, outcome_of, told
 from .safety import check_machine, check_policy
 
@@ -33,6 +34,7 @@ EXCLUSIVE = frozenset(
         "processes",
         "signals-threads",
         "memory",
+        "os",
         "output-flood",
         "exception-flood",
         "channel",
@@ -85,6 +87,7 @@ class RunRecord:
     tied: set[census.Identity] = field(default_factory=set)
     busy: bool = False
     followup: str = "ok"
+    host_before: HostProcess | None = None
 
 
 def observe(
@@ -93,11 +96,18 @@ def observe(
     """The host-side evidence of one case, and the processes that outlived it."""
     execution = record.execution
     survivors = census.alive(record.tied) + census.orphans(record.since, [arena.nonce])
+    host_changes: list[str] = []
+    if record.host_before is not None:
+        host_changes = record.host_before.changes(HostProcess.now())
+        host_changes += [f"{c}, and stays so" for c in record.host_before.restore()]
     evidence = Evidence(
         dump=execution.model_dump_json(),
         secrets=arena.secrets(),
         marker_exists=arena.marker.exists() or arena.marker.is_symlink(),
         secret_intact=_intact(arena),
+        secret_metadata_changed=arena.secret_metadata_changed(),
+        host_process_changes=host_changes,
+        host_open_failures=arena.open_failures(),
         changed_outside=suite.changes(),
         rw_case_bytes=suite.rw_bytes(arena.nonce),
         contacted=arena.contacted(),
@@ -139,6 +149,7 @@ def run_case(stage: SandboxHolder, suite: SuiteArena, case: AttackCase) -> CaseR
         return "ok"
 
     rss_before, since, started = procinfo.rss_bytes(), time.time(), time.perf_counter()
+    host_before = HostProcess.now()
     record: RunRecord | None = None
     limits = stage.policy.limits
     try:
@@ -152,6 +163,7 @@ def run_case(stage: SandboxHolder, suite: SuiteArena, case: AttackCase) -> CaseR
             finally:
                 watchdog.cancel()
             record = RunRecord(execution, time.perf_counter() - started, since, rss_before)
+            record.host_before = host_before
             record.busy = _busy(session.pid) if execution.error_code is None else False
             record.tied = census.tied_to(worker) | census.tied_to(session.pid)
         record.tool_calls = len(calls)

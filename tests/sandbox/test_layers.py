@@ -28,6 +28,7 @@ def test_every_run_records_its_confinement() -> None:
         "process_group",
         "environment",
         "descriptors",
+        "privileges",
         "rlimits",
         "syscall_filter",
         "filesystem",
