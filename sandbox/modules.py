@@ -34,6 +34,7 @@ import types
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from .classes import expose_classes
 from .control import ForbiddenImport
 from .stdlib_safe import REPLACED
 
@@ -253,6 +254,7 @@ def build_proxies(
             else random.__doc__
         )
         proxies[name] = _make_proxy(name, own, doc)
+        expose_classes(own.values())
     return proxies
 
 

@@ -22,6 +22,7 @@ from typing import Any
 from .compiler import (
     GETATTR,
     LAST_EXPR,
+    MATCH_CLASS,
     RERAISE,
     WRITE,
     CompileFailure,
@@ -33,6 +34,7 @@ from .guards import (
     SCRIPT_MODULE,
     build_class,
     builtin_catalog,
+    check_match_class,
     guarded_getattr,
     guarded_write,
     reraise_control,
@@ -92,6 +94,7 @@ class ScriptRuntime:
             GETATTR: guarded_getattr,
             WRITE: guarded_write,
             RERAISE: reraise_control,
+            MATCH_CLASS: check_match_class,
             LAST_EXPR: self._last_expr,
             "final_result": self._final_result,
             "observation": self._observation,
