@@ -45,6 +45,8 @@ SCRIPT_MODULE = "__main__"
 
 _real_type = builtins.type
 _user_types: set[type] = set()
+#: The classes the script's class statements created (read-only outside this module).
+SCRIPT_TYPES: frozenset[type] | set[type] = _user_types
 _exposed: set[type] = set()
 
 _SUBCLASSABLE: set[Any] = {

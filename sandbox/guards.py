@@ -33,6 +33,7 @@ from typing import Any
 
 from .classes import (
     SCRIPT_MODULE,
+    SCRIPT_TYPES,
     SafeType,
     build_class,
     is_sandbox_class,
@@ -71,6 +72,8 @@ def guarded_write(obj: Any, name: str | None = None) -> Any:
     if name is not None:
         _check_attr_name(name, obj)
     cls = _real_type(obj)
+    if cls in SCRIPT_TYPES:  # the common case: an instance of a script's class
+        return obj
     if isinstance(obj, _real_type) and is_script_class(obj):
         return obj
     if cls is types.FunctionType and obj.__code__.co_filename.startswith("<script"):
