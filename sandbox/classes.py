@@ -38,7 +38,7 @@ import weakref
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .control import ControlFlow, ToolError
+from .control import ControlFlow, ForbiddenOperation, ToolError
 
 #: Module name a script's globals carry; classes defined by the script get it too.
 SCRIPT_MODULE = "__main__"
@@ -134,13 +134,13 @@ def build_class(func: Callable[..., Any], name: str, *bases: Any, **kwargs: Any)
     for key in kwargs:
         # ``class G(Base, **{"_root": True})`` reaches here: check what was passed.
         if key == "metaclass" or not (_real_type(key) is str and key.isidentifier()):
-            raise TypeError(f"class keyword {key!r} is not allowed in the sandbox")
+            raise ForbiddenOperation(f"class keyword {key!r} is not allowed in the sandbox")
         if key.startswith("_"):
-            raise TypeError(f"class keyword {key!r} is not allowed in the sandbox")
+            raise ForbiddenOperation(f"class keyword {key!r} is not allowed in the sandbox")
     for base in types.resolve_bases(bases):
         if not subclassable(base):
             shown = base.__qualname__ if isinstance(base, _real_type) else repr(base)
-            raise TypeError(
+            raise ForbiddenOperation(
                 f"classes cannot inherit from {shown!r} in the sandbox: only from the "
                 "script's own classes and classes meant to be subclassed"
             )

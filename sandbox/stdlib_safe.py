@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .classes import allow_subclassing
+from .control import ForbiddenOperation
 from .guards import SCRIPT_MODULE, guarded_getattr, guarded_write
 
 _DEFAULT_ASSIGNED = functools.WRAPPER_ASSIGNMENTS
@@ -214,7 +215,12 @@ allow_subclassing(*_SANDBOX_ENUMS.values())
 
 def _marking(real: Callable[..., Any], what: str) -> Callable[..., Any]:
     def mark(obj: Any) -> Any:
-        _writable(obj, what)
+        try:
+            guarded_write(obj)
+        except TypeError:
+            raise ForbiddenOperation(
+                f"{what} applies only to functions and classes defined in the script"
+            ) from None
         return real(obj)
 
     mark.__name__ = mark.__qualname__ = getattr(real, "__name__", what)

@@ -141,9 +141,9 @@ def test_every_identifier_field_the_parser_fills_is_checked() -> None:
         for field in node._fields:
             value = getattr(node, field, None)
             values = value if isinstance(value, list) else [value]
-            if any(isinstance(item, str) for item in values):
-                if (kind, field) not in NOT_IDENTIFIERS and field not in NODE_FIELDS[kind]:
-                    unchecked.add((kind, field))
+            named = any(isinstance(item, str) for item in values)
+            if named and (kind, field) not in NOT_IDENTIFIERS and field not in NODE_FIELDS[kind]:
+                unchecked.add((kind, field))
     assert not unchecked
     # The sample holds every accepted node type that carries an identifier.
     assert {kind for kind, fields in NODE_FIELDS.items() if fields} <= seen
