@@ -39,18 +39,24 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from .control import ControlFlow, ForbiddenOperation, ToolError
+from .names import is_private_name as _is_private
 
 #: Module name a script's globals carry; classes defined by the script get it too.
 SCRIPT_MODULE = "__main__"
 
 _real_type = builtins.type
 _user_types: set[type] = set()
+#: Private names library code put into a script class's namespace as it was created
+#: (``ABCMeta``'s ``_abc_impl``, ``Protocol``'s ``_is_protocol``): not the script's.
+_foreign_privates: weakref.WeakKeyDictionary[type, frozenset[str]] = weakref.WeakKeyDictionary()
+#: A namedtuple's documented API, whoever generated the class.
+NAMEDTUPLE_API = frozenset({"_make", "_replace", "_asdict", "_fields", "_field_defaults"})
 #: The classes the script's class statements created (read-only outside this module).
 SCRIPT_TYPES: frozenset[type] | set[type] = _user_types
 _exposed: set[type] = set()
 
 _SUBCLASSABLE: set[Any] = {
-    bool.__base__,  # int
+    int,
     float,
     complex,
     str,
@@ -122,11 +128,7 @@ def subclassable(base: Any) -> bool:
         return False
     if is_script_class(base) or base in _SUBCLASSABLE:
         return True
-    return (
-        issubclass(base, BaseException)
-        and not issubclass(base, ControlFlow)
-        and _visible(base)
-    )
+    return issubclass(base, BaseException) and not issubclass(base, ControlFlow) and _visible(base)
 
 
 def build_class(func: Callable[..., Any], name: str, *bases: Any, **kwargs: Any) -> type:
@@ -145,6 +147,11 @@ def build_class(func: Callable[..., Any], name: str, *bases: Any, **kwargs: Any)
                 "script's own classes and classes meant to be subclassed"
             )
     cls = builtins.__build_class__(func, name, *bases, **kwargs)
+    # The class body stores only names its code object lists.
+    spelled = set(func.__code__.co_names) | NAMEDTUPLE_API
+    foreign = frozenset(key for key in cls.__dict__ if _is_private(key) and key not in spelled)
+    if foreign:
+        _foreign_privates[cls] = foreign
     _user_types.add(cls)
     return cls  # type: ignore[no-any-return]
 
@@ -157,6 +164,10 @@ def _definer(mro: Iterable[type], name: str) -> type | None:
         if name in klass.__dict__:
             return klass
     return None
+
+
+def _defined_by_script(klass: type, name: str) -> bool:
+    return is_script_class(klass) and name not in _foreign_privates.get(klass, ())
 
 
 def _is_data_descriptor(value: Any) -> bool:
@@ -174,14 +185,14 @@ def owns_private(obj: Any, name: str) -> bool:
         start = obj.__thisclass__  # type: ignore[attr-defined]
         after = mro[mro.index(start) + 1 :] if start in mro else ()
         definer = _definer(after, name)
-        return definer is None or is_script_class(definer)
+        return definer is None or _defined_by_script(definer, name)
     if isinstance(obj, _real_type):
         if not is_script_class(obj):
             return False
         definer = _definer(obj.__mro__, name)
         if definer is None:  # the metaclass's members are never the script's
             return _definer(_real_type(obj).__mro__, name) is None  # type: ignore[arg-type]
-        return is_script_class(definer)
+        return _defined_by_script(definer, name)
     cls = _real_type(obj)
     if cls is types.FunctionType:
         return bool(obj.__code__.co_filename.startswith("<script"))
@@ -189,7 +200,7 @@ def owns_private(obj: Any, name: str) -> bool:
         return False
     definer = _definer(cls.__mro__, name)
     if definer is not None and _is_data_descriptor(definer.__dict__[name]):
-        return is_script_class(definer)
+        return _defined_by_script(definer, name)
     try:
         own = object.__getattribute__(obj, "__dict__")
     except AttributeError:
@@ -197,7 +208,7 @@ def owns_private(obj: Any, name: str) -> bool:
     if _real_type(own) is dict and name in own:
         return True
     if definer is not None:
-        return is_script_class(definer)
+        return _defined_by_script(definer, name)
     # Missing: the lookup fails, unless a library base computes members.
     return _definer(cls.__mro__, "__getattr__") in (None, object)
 

@@ -22,6 +22,7 @@ Worker side: standard library only.
 
 from __future__ import annotations
 
+import abc
 import builtins
 import decimal
 import functools
@@ -36,6 +37,7 @@ from .classes import (
     SCRIPT_TYPES,
     SafeType,
     build_class,
+    expose_classes,
     is_sandbox_class,
     is_script_class,
     owns_private,
@@ -119,6 +121,13 @@ def guarded_getattr(obj: Any, name: Any, default: Any = _NO_DEFAULT) -> Any:
         )
     if name == "mro" and isinstance(target, _real_type):
         raise ForbiddenAttribute("'mro' is not available in the sandbox")
+    if name == "register" and isinstance(target, abc.ABCMeta) and not is_script_class(target):
+        # ``collections.abc.Mapping.register(X)`` would change a library ABC for the
+        # rest of the worker's life; the script's own ABCs register as they like.
+        raise ForbiddenAttribute(
+            f"'register' of {target.__qualname__!r} is not available in the sandbox: "
+            "only the script's own ABCs take registrations"
+        )
     if name == "__class__":
         return safe_type(obj)
     if name == "__init__":
@@ -321,3 +330,4 @@ BUILTIN_NAMES: frozenset[str] = frozenset(builtin_catalog())
 
 
 use_attribute_guard(guarded_getattr)
+expose_classes(builtin_catalog().values())

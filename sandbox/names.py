@@ -147,7 +147,9 @@ def name_error(
 
 
 #: Attribute names whose meaning depends on the object: checked by the guard at run time.
-RUNTIME_CHECKED_ATTRS = frozenset({"format", "format_map", "obj", "mro", "__class__", "__init__"})
+RUNTIME_CHECKED_ATTRS = frozenset(
+    {"format", "format_map", "obj", "mro", "register", "__class__", "__init__"}
+)
 
 #: Dunder attributes a script may read (``super().__init__``, ``type(x).__name__``).
 READABLE_DUNDERS = frozenset(

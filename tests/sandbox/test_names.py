@@ -77,7 +77,7 @@ def test_node_types_outside_the_table_are_refused(name: str) -> None:
     assert any(name in error for error in transformer.errors), transformer.errors
 
 
-EVERY_FORM = '''
+EVERY_FORM = """
 import json, os.path as p
 from json import dumps as d
 x = y = 1
@@ -128,7 +128,7 @@ match x:
         pass
     case _:
         pass
-'''
+"""
 
 
 def test_every_identifier_field_the_parser_fills_is_checked() -> None:
