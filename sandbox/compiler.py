@@ -8,11 +8,41 @@ that cannot reach anything the script does not already hold:
 
 - subscripts, iteration, unpacking, ``name += x`` and calls run natively;
 - attribute loads run natively unless the name is in ``RUNTIME_CHECKED_ATTRS``
-  (``str.format`` and friends) or private (``obj._cache``), which go through
-  ``_getattr_``;
-- attribute stores and deletes go through ``_write_`` (user-defined objects only);
-- every ``except`` handler starts with ``_reraise_control_()`` so that the sandbox's
-  own control exceptions (result helpers, limits) cannot be swallowed.
+  (``str.format`` and friends) or private (``obj._cache``), which go through the
+  attribute guard (``names.GETATTR``);
+- attribute stores and deletes go through the write guard (``names.WRITE``; with the
+  attribute's name when it is private);
+- every ``except`` handler starts with a call of ``names.RERAISE`` so that the
+  sandbox's own control exceptions (result helpers, limits) cannot be swallowed.
+
+Names follow one rule (``names.py``): every identifier field of every accepted node
+type is checked as written and as CPython mangles it; node types the rule does not list
+are refused; the names generated here hold a ``.``, so no script can spell or rebind
+them.
+
+Where the guards inspect a script's value before deciding, they never call a method
+the script could override (a ``str`` subclass answers ``in``, ``startswith`` or
+``isidentifier`` as it likes). The fast paths and why each is safe:
+
+- attribute names (``getattr``/``hasattr``/``setattr``/``delattr``, the write guard,
+  ``operator.attrgetter``/``methodcaller``): ``type(name) is str`` first, then the
+  checks; ``attrgetter`` splits with ``str.split`` itself;
+- ``str.format``/``format_map`` (bound, unbound, through ``super()``): the template is
+  copied into an exact ``str`` (``str.__str__``) before ``"." in template`` decides
+  whether the native method may run, and the native method runs on that copy;
+- ``%`` formatting, f-strings and ``format()``: no fast path to guard — they never walk
+  attributes (``%`` looks keys up in the mapping, f-string fields are expressions the
+  compiler checks like any other);
+- subscript keys: not inspected at all (a subscript reaches only what the script
+  holds);
+- class patterns: ``__match_args__`` must be an exact ``tuple`` of exact ``str``; the
+  checked tuple is frozen into a stand-in class held under a generated name, so nothing
+  the script runs afterwards changes which attributes the match reads;
+- class statements: keywords must be exact ``str``; bases are compared by identity with
+  real classes (stand-ins refused);
+- ``dataclass`` field names and the functional ``Enum``'s member names:
+  ``type(name) is str`` before ``isidentifier()``;
+- ``print``'s ``sep`` and ``end``: copied into exact ``str`` before they are used.
 
 The worker imports this module, so it depends on the standard library and
 RestrictedPython only.

@@ -1,21 +1,26 @@
 """Run-time guards and the builtins a script sees.
 
 The compiler (``compiler.py``) leaves most operations native and routes the few that
-can reach the host through these functions:
+can reach the host through these functions (bound in the script's globals under the
+generated names of ``names.py``):
 
-- ``guarded_getattr`` (``_getattr_`` and the ``getattr`` builtin): refuses underscore
-  names, frame/code/traceback attributes, ``mro`` of classes and ``obj`` of exceptions,
-  hands out a ``str.format`` that cannot walk into ``__class__`` (however it was
-  reached, ``super()`` included) and an ``__init__`` that only initialises the
-  script's own objects;
-- ``safe_type`` (``type(x)`` and ``x.__class__``): metaclasses and the sandbox's own
-  classes are shown as stand-ins that cannot create anything;
-- ``guarded_write`` (``_write_``): attribute stores only on the script's own objects;
-- ``reraise_control`` (``_reraise_control_``): re-raises the sandbox's control
-  exceptions at the start of every ``except`` block;
-- ``build_class`` (``__build_class__``): records the classes a script defines;
-- ``check_match_class``: what a class pattern with positional sub-patterns matches
-  against, so that ``__match_args__`` cannot name an attribute the guards refuse.
+- ``guarded_getattr`` (``names.GETATTR`` and the ``getattr`` builtin): refuses
+  underscore names, frame/code/traceback attributes, ``mro`` of classes, ``obj`` of
+  exceptions and ``register`` of library ABCs; a private name only where the script
+  defined the member (``classes.owns_private``); hands out a ``str.format`` that cannot
+  walk into ``__class__`` (however it was reached, ``super()`` included) and an
+  ``__init__`` that only initialises the script's own objects;
+- ``safe_type`` (``type(x)`` and ``x.__class__``, in ``classes.py``): the real class
+  only where the script could name it;
+- ``guarded_write`` (``names.WRITE``): attribute stores only on the script's own
+  objects, private ones only to members the script defined;
+- ``reraise_control`` (``names.RERAISE``): re-raises the sandbox's control exceptions
+  at the start of every ``except`` block;
+- ``build_class`` (``__build_class__``, in ``classes.py``): allowed bases and keywords
+  only; records the classes a script defines;
+- ``check_match_class`` (``names.MATCH_CLASS``): what a class pattern with positional
+  sub-patterns matches against, so that ``__match_args__`` cannot name an attribute the
+  guards refuse.
 
 Worker side: standard library only.
 """

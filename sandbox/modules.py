@@ -6,7 +6,9 @@ an explicit set of members; a member that is itself a module is never exposed
 Members that reach host state are left out or replaced:
 
 - ``functools.update_wrapper``/``wraps`` accept only the default attribute lists and
-  only a wrapper the script may modify;
+  only a wrapper the script may modify; ``abc.abstractmethod``, ``typing.final`` and
+  the other decorators that store on their argument take only the script's own
+  functions and classes;
 - ``functools.singledispatch`` registers by annotation without evaluating strings
   (``typing.get_type_hints`` would); ``singledispatchmethod`` is left out;
 - ``operator.attrgetter``/``methodcaller`` go through the attribute guard;

@@ -161,6 +161,9 @@ class ScriptRuntime:
         end = "\n" if end is None else end
         if not isinstance(sep, str) or not isinstance(end, str):
             raise TypeError("sep and end must be str")
+        # Exact copies: a str subclass's ``join`` or ``__add__`` would decide the text
+        # (and so the size the output limit counts).
+        sep, end = str.__str__(sep), str.__str__(end)
         text = sep.join([str(arg) for arg in args]) + end
         if self._stdout_truncated:
             return

@@ -4,7 +4,11 @@
 only), ``functools.singledispatch`` (never evaluates string annotations),
 ``copy.deepcopy`` (no memo), ``dataclasses.dataclass`` (the script's classes only,
 identifier field names), ``operator.attrgetter``/``methodcaller`` (through the
-attribute guard) and the ``enum`` bases (identifier member names only).
+attribute guard), the ``enum`` bases (identifier member names only), and the
+decorators that store on their argument (``abc.abstractmethod`` and friends,
+``typing.final``/``no_type_check``/``no_type_check_decorator``/``dataclass_transform``/
+``runtime_checkable``, ``functools.total_ordering``: the script's own functions and
+classes only).
 
 Worker side: standard library only.
 """
