@@ -110,6 +110,28 @@ class S(str):
         return False
 print(S("{f.__globals__[sys].modules[os].environ}").format_map({"f": dataclasses.fields}))
 """,
+    "2 unbound str.format on a subclass": """
+import dataclasses
+class S(str):
+    def __contains__(self, item):
+        return False
+print(str.format(S("{0.__globals__[sys].modules[os].environ}"), dataclasses.fields))
+""",
+    "2 super().format in a subclass": """
+import dataclasses
+class S(str):
+    def __contains__(self, item):
+        return False
+    def show(self, value):
+        return super().format(value)
+print(S("{0.__globals__[sys].modules[os].environ}").show(dataclasses.fields))
+""",
+    "3 mapping rest rebinds the builtins": """
+match {"a": 1}:
+    case {**__builtins__}:
+        pass
+print("ESC" + "APED")
+""",
     "3 mapping rest rebinds a guard": """
 match {"a": 1}:
     case {**_getattr_}:
@@ -195,6 +217,21 @@ final_result(R().read("x"))
         execution = session.run(source)
     assert execution.error_code is None, execution.output
     assert execution.output.value == "x"  # type: ignore[union-attr]
+
+
+def test_hidden_match_names_stay_out_of_an_enum_body(box: Sandbox) -> None:
+    source = """
+import enum
+class Color(enum.Enum):
+    RED = 1
+    match "q":
+        case str(s):
+            pass
+final_result([c.name for c in Color])
+"""
+    with box.session() as session:
+        execution = session.run(source)
+    assert execution.output.value == ["RED", "s"], execution.output  # type: ignore[union-attr]
 
 
 LIBRARY_CHANGES = {
