@@ -27,7 +27,7 @@ import typing
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .classes import allow_subclassing
+from .classes import allow_subclassing, subclassable
 from .control import ForbiddenOperation
 from .guards import SCRIPT_MODULE, guarded_getattr, guarded_write
 
@@ -186,6 +186,10 @@ class _SandboxEnumType(enum.EnumType):
         if names is None:
             return super().__call__(value, **options)
         options.setdefault("module", SCRIPT_MODULE)
+        mixin = options.get("type")
+        if mixin is not None and not subclassable(mixin):
+            # The new class is the script's own: its bases follow the class statement's rule.
+            raise ForbiddenOperation(f"an enum cannot mix in {mixin!r} in the sandbox")
         return super().__call__(value, _enum_members(names), **options)
 
     def __instancecheck__(cls, obj: Any) -> bool:

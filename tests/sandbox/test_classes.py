@@ -188,6 +188,18 @@ def test_only_the_scripts_own_abcs_take_registrations(sandbox: Sandbox) -> None:
     assert after.output == FinalResult(value=False)
 
 
+def test_the_functional_enum_mixes_in_only_subclassable_classes(sandbox: Sandbox) -> None:
+    with sandbox.session() as session:
+        refused = session.run(
+            "import enum, textwrap\nenum.Enum('E', 'a b', type=textwrap.TextWrapper)"
+        )
+        allowed = session.run(
+            "import enum\nE = enum.Enum('E', 'a b', type=int)\nfinal_result(E.b + 1)"
+        )
+    assert refused.error_code == "policy_violation", refused.output
+    assert allowed.output == FinalResult(value=3), allowed.output
+
+
 def test_stand_ins_are_never_subclassable() -> None:
     from sandbox.classes import SafeType, safe_type
 
