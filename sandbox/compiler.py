@@ -52,7 +52,6 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
-from dataclasses import dataclass
 from types import CodeType
 from typing import Any
 
@@ -77,6 +76,13 @@ from .names import (
     name_error,
     natively_readable,
 )
+from .syntax import (
+    CompileFailure,
+    assign_node,
+    compile_plain,
+    format_syntax_error,
+    name_node,
+)
 
 #: The names the rest of the sandbox imports from here.
 __all__ = [
@@ -91,32 +97,11 @@ __all__ = [
     "SandboxTransformer",
     "compile_plain",
     "compile_script",
+    "format_syntax_error",
     "is_private_name",
 ]
 
 _NONE: frozenset[str] = frozenset()
-
-
-@dataclass(frozen=True, slots=True)
-class CompileFailure:
-    """Why a script did not compile: ``syntax`` errors or ``policy`` violations."""
-
-    kind: str
-    message: str
-
-
-def _name(ident: str, node: ast.AST) -> ast.Name:
-    new = ast.Name(ident, ast.Load())
-    copy_locations(new, node)  # type: ignore[arg-type]
-    return new
-
-
-def _assign(ident: str, value: ast.expr, node: ast.AST) -> ast.Assign:
-    target = ast.Name(ident, ast.Store())
-    copy_locations(target, node)  # type: ignore[arg-type]
-    assign = ast.Assign([target], value)
-    copy_locations(assign, node)  # type: ignore[arg-type]
-    return assign
 
 
 class SandboxTransformer(FastNodeTransformer):
@@ -213,12 +198,12 @@ class SandboxTransformer(FastNodeTransformer):
         if loading:
             if attr not in RUNTIME_CHECKED_ATTRS and not is_private_name(attr):
                 return node
-            call = ast.Call(_name(GETATTR, node), [node.value, ast.Constant(attr)], [])
+            call = ast.Call(name_node(GETATTR, node), [node.value, ast.Constant(attr)], [])
             copy_locations(call, node)
             return call
         # A private name goes with the object: the guard checks whose member it is.
         args = [node.value, ast.Constant(attr)] if is_private_name(attr) else [node.value]
-        wrapped = ast.Call(_name(WRITE, node.value), args, [])
+        wrapped = ast.Call(name_node(WRITE, node.value), args, [])
         copy_locations(wrapped, node.value)
         node.value = wrapped
         return node
@@ -270,7 +255,7 @@ class SandboxTransformer(FastNodeTransformer):
     def visit_ExceptHandler(self, node: ast.ExceptHandler) -> ast.AST:
         node = self.node_contents_visit(node)
         self._check(node, node.name)
-        reraise = ast.Expr(ast.Call(_name(RERAISE, node), [], []))
+        reraise = ast.Expr(ast.Call(name_node(RERAISE, node), [], []))
         copy_locations(reraise, node)
         node.body.insert(0, reraise)
         return node
@@ -342,13 +327,13 @@ class SandboxTransformer(FastNodeTransformer):
         # names of the class, so that an Enum body keeps them out of its members.
         prefix = f"_{self._private}__" if self._in_class_body else ""
         subject = f"{prefix}.match.subject.{self._matches}"
-        prelude: list[ast.stmt] = [_assign(subject, node.subject, node)]
-        node.subject = _name(subject, node.subject)
+        prelude: list[ast.stmt] = [assign_node(subject, node.subject, node)]
+        node.subject = name_node(subject, node.subject)
         for index, pattern in enumerate(classes, 1):
             ident = f"{prefix}.match.class.{self._matches}.{index}"
-            check = ast.Call(_name(MATCH_CLASS, pattern), [pattern.cls], [])
-            prelude.append(_assign(ident, check, pattern))
-            pattern.cls = _name(ident, pattern.cls)
+            check = ast.Call(name_node(MATCH_CLASS, pattern), [pattern.cls], [])
+            prelude.append(assign_node(ident, check, pattern))
+            pattern.cls = name_node(ident, pattern.cls)
         for stmt in prelude:
             ast.fix_missing_locations(stmt)
         return [*prelude, node]
@@ -382,7 +367,7 @@ class SandboxTransformer(FastNodeTransformer):
         node = self.node_contents_visit(node)
         if node.body and isinstance(node.body[-1], ast.Expr):
             last = node.body[-1]
-            call = ast.Call(_name(LAST_EXPR, last), [last.value], [])
+            call = ast.Call(name_node(LAST_EXPR, last), [last.value], [])
             copy_locations(call, last)
             last.value = call
         return node
@@ -412,35 +397,4 @@ def compile_script(source: str, filename: str) -> CodeType | CompileFailure:
     except SyntaxError as exc:
         return CompileFailure("syntax", format_syntax_error(exc))
     except (RecursionError, MemoryError) as exc:
-        return CompileFailure("syntax", f"the script could not be compiled: {type(exc).__name__}")
-
-
-def format_syntax_error(exc: SyntaxError) -> str:
-    """Render a SyntaxError the way Python prints it, without host file paths."""
-    where = f"line {exc.lineno}" if exc.lineno else "unknown line"
-    text = f"SyntaxError: {exc.msg} ({where})"
-    if exc.text:
-        line = exc.text.rstrip("\n")
-        caret = ""
-        if exc.offset and exc.offset > 0:
-            indent = len(line) - len(line.lstrip())
-            caret = "\n    " + " " * max(exc.offset - 1 - indent, 0) + "^"
-        text += "\n    " + line.strip() + caret
-    return text
-
-
-def compile_plain(source: str, filename: str) -> CodeType | CompileFailure:
-    """Compile without restrictions (the ``language`` layer is off), keeping only the
-    capture of the last expression's value."""
-    try:
-        tree = ast.parse(source, filename, "exec")
-        if tree.body and isinstance(tree.body[-1], ast.Expr):
-            last = tree.body[-1]
-            call = ast.Call(_name(LAST_EXPR, last), [last.value], [])
-            copy_locations(call, last)
-            last.value = call
-        return compile(tree, filename, "exec", dont_inherit=True)
-    except SyntaxError as exc:
-        return CompileFailure("syntax", format_syntax_error(exc))
-    except (RecursionError, MemoryError, ValueError) as exc:
         return CompileFailure("syntax", f"the script could not be compiled: {type(exc).__name__}")
