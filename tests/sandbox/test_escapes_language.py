@@ -330,3 +330,39 @@ final_result([Square(3).area(), abstract, V(1) >= V(0), isinstance(Square(1), Ha
         execution = session.run(source)
     assert execution.error_code is None, execution.output
     assert execution.output.value == [9, True, True, True, 5]  # type: ignore[union-attr]
+
+
+STR_SUBCLASS = """
+class S(str):
+    def __contains__(self, item):
+        return False
+    def startswith(self, prefix, *args):
+        return False
+    def isidentifier(self):
+        return True
+    def split(self, sep=None, maxsplit=-1):
+        return ["real"]
+    def join(self, items):
+        return ""
+"""
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("getattr(1, S('__class__'))", "TypeError"),
+        ("setattr(P(), S('_x'), 1)", "TypeError"),
+        ("import operator\noperator.attrgetter(S('__class__'))(1)", "TypeError"),
+        ("import operator\noperator.methodcaller(S('__reduce__'))(1)", "TypeError"),
+        ("print(1, 2, sep=S(' '), end=S('!'))\nfinal_result(1)", None),
+    ],
+)
+def test_guards_never_ask_a_str_subclass(box: Sandbox, source: str, expected: str | None) -> None:
+    with box.session() as session:
+        execution = session.run(STR_SUBCLASS + "class P:\n    pass\n" + source)
+    if expected is None:
+        assert execution.error_code is None, execution.output
+        assert execution.stdout == "1 2!"
+    else:
+        assert execution.error_code == "runtime_error", execution.output
+        assert expected in execution.output.message  # type: ignore[union-attr]
