@@ -3,7 +3,9 @@
 A script never holds a real module. Each importable module is a frozen proxy exposing
 an explicit set of members; a member that is itself a module is never exposed
 (submodules exist only as their own catalog entries, such as ``collections.abc``).
-Members that reach host state are left out or replaced:
+Members are the module's ``__all__`` where it has one (its other names are what it
+imported for itself), else its public names. Members that reach host state are left
+out or replaced:
 
 - ``functools.update_wrapper``/``wraps`` accept only the default attribute lists and
   only a wrapper the script may modify; ``abc.abstractmethod``, ``typing.final`` and
@@ -167,7 +169,11 @@ def _make_proxy(name: str, members: dict[str, Any], doc: str | None) -> ModulePr
 def _public_members(module: types.ModuleType, denied: Iterable[str]) -> dict[str, Any]:
     denied = frozenset(denied)
     members = {}
-    for key in dir(module):
+    # A module's ``__all__`` is its public interface; the rest of its namespace holds
+    # what it imported for itself (``typing.abstractmethod``, ``typing``'s internal
+    # ``EXCLUDED_ATTRIBUTES`` list, ``dataclasses.FunctionType``).
+    public = getattr(module, "__all__", None)
+    for key in dir(module) if public is None else public:
         if key.startswith("_") or key in denied:
             continue
         value = getattr(module, key)

@@ -366,3 +366,39 @@ def test_guards_never_ask_a_str_subclass(box: Sandbox, source: str, expected: st
     else:
         assert execution.error_code == "runtime_error", execution.output
         assert expected in execution.output.message  # type: ignore[union-attr]
+
+
+def test_no_module_member_stores_on_a_library_object_it_is_given() -> None:
+    # Every callable member of every catalog module, called with a library function and
+    # a library class (as a script would hand them over): none may leave a mark on them.
+    from sandbox.modules import CATALOG, PROVIDED, build_proxies
+
+    def canary() -> None:
+        """A stand-in for a library function."""
+
+    class Canary:
+        """A stand-in for a library class."""
+
+        def method(self) -> None:
+            pass
+
+    # Reading a class's ``__annotations__`` creates an empty dict (Python 3.10+): not a mark.
+    assert Canary.__annotations__ == {}
+    before = dict(vars(Canary))
+    proxies = build_proxies([name for name in CATALOG if name not in PROVIDED])
+    called = 0
+    for module, proxy in proxies.items():
+        for key in dir(proxy):
+            member = getattr(proxy, key)
+            if key.startswith("_") or not callable(member) or module == "time":
+                continue  # time's members only read clocks (and sleep)
+            for argument in (canary, Canary):
+                called += 1
+                try:
+                    member(argument)
+                except BaseException:  # refusals and misuse alike
+                    pass
+    assert called > 500
+    assert vars(canary) == {}, f"marked: {vars(canary)}"
+    assert vars(Canary.method) == {}
+    assert dict(vars(Canary)) == before
