@@ -402,3 +402,18 @@ def test_no_module_member_stores_on_a_library_object_it_is_given() -> None:
     assert vars(canary) == {}, f"marked: {vars(canary)}"
     assert vars(Canary.method) == {}
     assert dict(vars(Canary)) == before
+
+
+def test_no_module_exposes_a_mutable_container_of_its_own() -> None:
+    # ``typing.EXCLUDED_ATTRIBUTES`` was a list typing itself reads: a script could change it.
+    from sandbox.modules import CATALOG, PROVIDED, build_proxies
+
+    proxies = build_proxies([name for name in CATALOG if name not in PROVIDED])
+    mutable = [
+        f"{module}.{key}"
+        for module, proxy in proxies.items()
+        for key in dir(proxy)
+        if not key.startswith("__")
+        and isinstance(getattr(proxy, key), (list, dict, set, bytearray))
+    ]
+    assert not mutable
