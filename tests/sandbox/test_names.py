@@ -266,3 +266,13 @@ def test_type_parameters_are_refused() -> None:
     result = compile_script("def f[T](x: T) -> T:\n    return x", "<script>")
     assert isinstance(result, CompileFailure)
     assert "type parameter" in result.message
+
+
+@pytest.mark.parametrize(
+    "source", ["_getattr\uff3f = 1", "\uff50rinted = 1", "x._\uff3fdict_\uff3f", "_\uff3fx = 1"]
+)
+def test_names_are_checked_after_unicode_normalisation(source: str) -> None:
+    # The parser applies NFKC to identifiers; the rule sees what the compiler will use.
+    result = compile_script(source, "<script>")
+    assert isinstance(result, CompileFailure), source
+    assert result.kind == "policy"
