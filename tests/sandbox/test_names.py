@@ -276,3 +276,42 @@ def test_names_are_checked_after_unicode_normalisation(source: str) -> None:
     result = compile_script(source, "<script>")
     assert isinstance(result, CompileFailure), source
     assert result.kind == "policy"
+
+
+def test_every_name_the_compiled_code_uses_is_the_scripts_or_unspellable() -> None:
+    source = EVERY_FORM + textwrap.dedent(
+        """
+        class K:
+            match x:
+                case C(a, b):
+                    pass
+            def m(self, _p):
+                match self:
+                    case C(q):
+                        return q
+        """
+    )
+    code = compile_script(source, "<script>")
+    assert not isinstance(code, CompileFailure), code
+    spelled = {
+        getattr(node, field)
+        for node in ast.walk(ast.parse(source))
+        for field in ("id", "arg", "name", "attr", "asname", "rest")
+        if isinstance(getattr(node, field, None), str)
+    } | {
+        name
+        for node in ast.walk(ast.parse(source))
+        for name in getattr(node, "names", [])
+        if isinstance(name, str)
+    }
+    stack, used = [code], set()
+    while stack:
+        current = stack.pop()
+        used |= set(current.co_names) | set(current.co_varnames) | set(current.co_cellvars)
+        stack += [c for c in current.co_consts if hasattr(c, "co_names")]
+    mangled = {mangle("K", name) for name in spelled}
+    imported = {"json", "os", "path", "p", "d", "dumps"}
+    special = {"__name__", "__module__", "__qualname__", "__class__", "__annotations__", ".0"}
+    foreign = used - spelled - mangled - imported - special
+    assert foreign, "the match lowering generates names"
+    assert [name for name in foreign if name.isidentifier()] == []
