@@ -39,7 +39,7 @@ def _writable(obj: Any, what: str) -> None:
     try:
         guarded_write(obj)
     except TypeError:
-        raise TypeError(
+        raise ForbiddenOperation(
             f"{what} applies only to functions, classes and objects defined in the script"
         ) from None
 
@@ -223,12 +223,7 @@ allow_subclassing(*_SANDBOX_ENUMS.values())
 
 def _marking(real: Callable[..., Any], what: str) -> Callable[..., Any]:
     def mark(obj: Any) -> Any:
-        try:
-            guarded_write(obj)
-        except TypeError:
-            raise ForbiddenOperation(
-                f"{what} applies only to functions and classes defined in the script"
-            ) from None
+        _writable(obj, what)
         return real(obj)
 
     mark.__name__ = mark.__qualname__ = getattr(real, "__name__", what)
