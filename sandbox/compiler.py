@@ -238,10 +238,7 @@ class SandboxTransformer(FastNodeTransformer):
             if "*" in alias.name:
                 self.error(node, '"*" imports are not allowed.')
                 continue
-            # A module's underscore names are its internals: never importable, whatever
-            # the module. (A private alias, ``import json as _json``, is the script's own.)
-            if any(part.startswith("_") for part in alias.name.split(".")):
-                self.error(node, f'"{alias.name}" cannot be imported: it starts with "_".')
+            self._check_dotted(node, alias.name)
             bound = alias.asname or alias.name.partition(".")[0]
             self._check(node, bound)
         return node
@@ -249,7 +246,21 @@ class SandboxTransformer(FastNodeTransformer):
     def visit_ImportFrom(self, node: ast.ImportFrom) -> ast.AST:
         if node.level:
             self.error(node, "relative imports are not allowed.")
+        if node.module is not None:
+            self._check_dotted(node, node.module)
         return self.visit_Import(node)
+
+    def _check_dotted(self, node: ast.AST, dotted: str) -> None:
+        # A module's underscore names are its internals: never importable, whatever the
+        # module. (A private alias, ``import json as _json``, is the script's own.) Each
+        # part follows the name rule too (``import builtins`` is refused, as stock does).
+        if any(part.startswith("_") for part in dotted.split(".")):
+            self.error(node, f'"{dotted}" cannot be imported: it starts with "_".')
+            return
+        for part in dotted.split("."):
+            error = name_error(part, None)
+            if error is not None:
+                self.error(node, error)
 
     # -- exception handlers --------------------------------------------------------
     def visit_ExceptHandler(self, node: ast.ExceptHandler) -> ast.AST:

@@ -42,6 +42,8 @@ def test_pass_through_visitors_only_visit_children(name: str) -> None:
         ("from random import _os", "_os"),
         ("import _thread", "_thread"),
         ("import json._x", "json._x"),
+        ("import builtins as glb", "builtins"),
+        ("from builtins import open as o", "builtins"),
         ("match p:\n    case C(__class__=k):\n        pass", "__class__"),
         ("match p:\n    case C(gi_frame=k):\n        pass", "gi_frame"),
         ("x.__class__ = int", "__class__"),
