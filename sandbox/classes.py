@@ -49,6 +49,10 @@ _user_types: set[type] = set()
 #: Private names library code put into a script class's namespace as it was created
 #: (``ABCMeta``'s ``_abc_impl``, ``Protocol``'s ``_is_protocol``): not the script's.
 _foreign_privates: weakref.WeakKeyDictionary[type, frozenset[str]] = weakref.WeakKeyDictionary()
+#: Script classes whose every base is a script class (or ``object``): all their private
+#: members are the script's. The common case, decided without walking the MRO.
+_pure_script: set[type] = set()
+PURE_SCRIPT_TYPES: frozenset[type] | set[type] = _pure_script
 #: A namedtuple's documented API, whoever generated the class.
 NAMEDTUPLE_API = frozenset({"_make", "_replace", "_asdict", "_fields", "_field_defaults"})
 #: The classes the script's class statements created (read-only outside this module).
@@ -153,6 +157,8 @@ def build_class(func: Callable[..., Any], name: str, *bases: Any, **kwargs: Any)
     if foreign:
         _foreign_privates[cls] = foreign
     _user_types.add(cls)
+    if _real_type(cls) is _real_type and all(k in _pure_script for k in cls.__mro__[1:-1]):
+        _pure_script.add(cls)
     return cls  # type: ignore[no-any-return]
 
 
@@ -177,6 +183,8 @@ def _is_data_descriptor(value: Any) -> bool:
 
 def owns_private(obj: Any, name: str) -> bool:
     """Whether ``obj.name`` (a private name) is a member the script defined."""
+    if _real_type(obj) in _pure_script:
+        return True
     if isinstance(obj, super):
         owner = obj.__self_class__  # type: ignore[attr-defined]
         if owner is None or not is_script_class(owner):
@@ -187,6 +195,8 @@ def owns_private(obj: Any, name: str) -> bool:
         definer = _definer(after, name)
         return definer is None or _defined_by_script(definer, name)
     if isinstance(obj, _real_type):
+        if obj in _pure_script:
+            return True
         if not is_script_class(obj):
             return False
         definer = _definer(obj.__mro__, name)

@@ -38,6 +38,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .classes import (
+    PURE_SCRIPT_TYPES,
     SCRIPT_MODULE,
     SCRIPT_TYPES,
     SafeType,
@@ -76,9 +77,11 @@ def guarded_write(obj: Any, name: str | None = None) -> Any:
     The compiler passes ``name`` when it is private: then the member must be the
     script's own too (not a slot or property of a library base class).
     """
-    if name is not None:
-        _check_attr_name(name, obj)
     cls = _real_type(obj)
+    if name is not None and cls not in PURE_SCRIPT_TYPES:
+        # (The compiler passes only private names; an instance of a class built from
+        # script classes alone owns every private member it has.)
+        _check_attr_name(name, obj)
     if cls in SCRIPT_TYPES:  # the common case: an instance of a script's class
         return obj
     if isinstance(obj, _real_type) and is_script_class(obj):
