@@ -176,6 +176,33 @@ def _defined_by_script(klass: type, name: str) -> bool:
     return is_script_class(klass) and name not in _foreign_privates.get(klass, ())
 
 
+# A plain dict: script classes live as long as the worker anyway (``_user_types``), and
+# a weak mapping costs a weakref per lookup.
+_unsafe_index: dict[type, frozenset[str] | None] = {}
+_UNINDEXED = frozenset({"<unindexed>"})
+
+
+def _unsafe_names(cls: type) -> frozenset[str] | None:
+    """The private names that a library class in ``cls``'s MRO defines, or that library
+    code put on one of its script classes; None if a library base computes members.
+
+    Built on first use: the MRO and the script classes' foreign names are fixed when a
+    class is created; the standard library's classes do not gain private members
+    after import (and scripts cannot add any to them).
+    """
+    names: set[str] = set()
+    computed = False
+    for klass in cls.__mro__:
+        if is_script_class(klass):
+            names |= _foreign_privates.get(klass, frozenset())
+        else:
+            names.update(key for key in klass.__dict__ if _is_private(key))
+            computed = computed or ("__getattr__" in klass.__dict__ and klass is not object)
+    index = None if computed else frozenset(names)
+    _unsafe_index[cls] = index
+    return index
+
+
 def _is_data_descriptor(value: Any) -> bool:
     kind = _real_type(value)
     return hasattr(kind, "__set__") or hasattr(kind, "__delete__")
@@ -183,14 +210,26 @@ def _is_data_descriptor(value: Any) -> bool:
 
 def owns_private(obj: Any, name: str) -> bool:
     """Whether ``obj.name`` (a private name) is a member the script defined."""
-    if _real_type(obj) in _pure_script:
+    cls = _real_type(obj)
+    # Instances first: the common case. (A class's class is a metaclass, a super
+    # object's is ``super``, a function's is ``function``: never script classes.)
+    if cls in _pure_script:
         return True
-    if isinstance(obj, super):
-        owner = obj.__self_class__  # type: ignore[attr-defined]
+    if is_script_class(cls):
+        unsafe = _unsafe_index.get(cls, _UNINDEXED)
+        if unsafe is _UNINDEXED:
+            unsafe = _unsafe_names(cls)
+        if unsafe is not None and name not in unsafe:
+            return True  # wherever it is defined, a script class defined it
+        return _instance_owns(obj, cls, name)
+    if cls is types.FunctionType:
+        return bool(obj.__code__.co_filename.startswith("<script"))
+    if cls is super:
+        owner = obj.__self_class__
         if owner is None or not is_script_class(owner):
             return False
         mro = owner.__mro__
-        start = obj.__thisclass__  # type: ignore[attr-defined]
+        start = obj.__thisclass__
         after = mro[mro.index(start) + 1 :] if start in mro else ()
         definer = _definer(after, name)
         return definer is None or _defined_by_script(definer, name)
@@ -201,13 +240,12 @@ def owns_private(obj: Any, name: str) -> bool:
             return False
         definer = _definer(obj.__mro__, name)
         if definer is None:  # the metaclass's members are never the script's
-            return _definer(_real_type(obj).__mro__, name) is None  # type: ignore[arg-type]
+            return _definer(cls.__mro__, name) is None
         return _defined_by_script(definer, name)
-    cls = _real_type(obj)
-    if cls is types.FunctionType:
-        return bool(obj.__code__.co_filename.startswith("<script"))
-    if not is_script_class(cls):
-        return False
+    return False
+
+
+def _instance_owns(obj: Any, cls: type, name: str) -> bool:
     definer = _definer(cls.__mro__, name)
     if definer is not None and _is_data_descriptor(definer.__dict__[name]):
         return _defined_by_script(definer, name)

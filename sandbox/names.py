@@ -17,6 +17,7 @@ Worker side: standard library and RestrictedPython only.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from RestrictedPython.transformer import (
@@ -107,6 +108,7 @@ def mangle(private: str | None, name: str) -> str:
     return f"_{stripped}{name}"
 
 
+@functools.lru_cache(maxsize=4096)
 def is_private_name(name: str) -> bool:
     """``_cache``, ``_helper``: one leading underscore, none trailing.
 

@@ -209,3 +209,29 @@ def test_stand_ins_are_never_subclassable() -> None:
     assert not subclassable(safe_type(Internal()))
     assert not subclassable(SafeType)
     assert subclassable(ValueError) and subclassable(dict)
+
+
+def test_private_members_through_super_and_overrides(sandbox: Sandbox) -> None:
+    source = """
+import random
+class B:
+    def _h(self):
+        return 1
+class C(B):
+    def _h(self):
+        return super()._h() + 1
+class Own(random.Random):
+    def _randbelow(self, n):
+        return 0
+class Inherits(random.Random):
+    def f(self):
+        return super()._randbelow(5)
+try:
+    Inherits(1).f()
+    through_super = "read"
+except AttributeError:
+    through_super = "refused"
+final_result([C()._h(), Own(1)._randbelow(9), through_super])
+"""
+    execution = run(sandbox, source)
+    assert execution.output == FinalResult(value=[2, 0, "refused"]), execution.output
