@@ -91,6 +91,7 @@ class Sandbox:
         pids: set[int] = set()
         if self._zygote is not None:
             pids.add(self._zygote.pid)
+            pids |= self._zygote.helper_pids
         if self._pool is not None:
             pids |= self._pool.pids()
         with self._lock:
