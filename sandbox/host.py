@@ -18,6 +18,7 @@ from typing import Any, Self
 from .messages import parse_worker_message
 from .policy import SandboxPolicy
 from .process import SandboxError, WorkerHandle, WorkerPool, Zygote
+from .requirements import check as check_required
 from .session import Session
 from .tools import ToolGate, ToolSet
 from .wire import ChannelClosed, FrameTooLarge
@@ -69,6 +70,13 @@ class Sandbox:
         self._pool = WorkerPool(zygote, 0 if config.get("stage_writes") else self._spares)
         _OPEN.add(self)
         self._executor = concurrent.futures.ThreadPoolExecutor(8, "sandbox-tool")
+        if self.policy.require:
+            # Refuse now, not at the first session, where a required mechanism is missing.
+            try:
+                self.session().close()
+            except SandboxError:
+                self.close()
+                raise
         return self
 
     def close(self) -> None:
@@ -139,6 +147,11 @@ class Sandbox:
         if hello.op != "hello":
             worker.close()
             raise SandboxError(f"a new worker failed to start: {hello}")
+        try:
+            check_required(self.policy.require, hello.confinement)
+        except SandboxError:
+            worker.close()
+            raise
         self._confinement = dict(hello.confinement)
         return worker, hello.process_cpu_s
 
