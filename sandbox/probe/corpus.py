@@ -36,6 +36,7 @@ CATEGORIES = (
     "network",
     "filesystem",
     "symlink",
+    "os",
     "output-flood",
     "exception-flood",
     "cpu",

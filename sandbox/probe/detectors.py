@@ -4,7 +4,8 @@ An escape is an effect on the host, never the mere absence of an error: a secret
 the host in what came back, a marker file created, a file outside the mounts changed, a
 listener contacted, a decoy process killed, a process alive after its session, a limit
 not enforced by the host (wall time, output, result, memory, tool calls), the host's
-own memory grown, or a fresh session that no longer works.
+own memory grown, a fresh session that no longer works, or what the worker must not
+see of the host (its SysV objects, its processes, hostname, interfaces and files).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ class Evidence:
     marker_exists: bool = False
     secret_intact: bool = True
     changed_outside: list[str] = field(default_factory=list)
+    host_view: list[str] = field(default_factory=list)
     rw_case_bytes: int = 0
     contacted: list[str] = field(default_factory=list)
     decoy_killed: bool = False
@@ -64,6 +66,7 @@ def judge(evidence: Evidence, bounds: Bounds) -> list[str]:
     if not e.secret_intact:
         effects.append("the secret file outside the mounts was changed or removed")
     effects += [f"changed outside the writable mount: {p}" for p in e.changed_outside]
+    effects += e.host_view
     if e.rw_case_bytes > b.rw_max_bytes + 65536:
         effects.append(f"wrote {e.rw_case_bytes} bytes to a mount allowing {b.rw_max_bytes}")
     effects += [f"{what} was contacted" for what in e.contacted]

@@ -33,6 +33,7 @@ EXCLUSIVE = frozenset(
         "processes",
         "signals-threads",
         "memory",
+        "os",
         "output-flood",
         "exception-flood",
         "channel",
@@ -93,12 +94,14 @@ def observe(
     """The host-side evidence of one case, and the processes that outlived it."""
     execution = record.execution
     survivors = census.alive(record.tied) + census.orphans(record.since, [arena.nonce])
+    dump = execution.model_dump_json()
     evidence = Evidence(
-        dump=execution.model_dump_json(),
+        dump=dump,
         secrets=arena.secrets(),
         marker_exists=arena.marker.exists() or arena.marker.is_symlink(),
         secret_intact=_intact(arena),
         changed_outside=suite.changes(),
+        host_view=arena.view.effects(dump),
         rw_case_bytes=suite.rw_bytes(arena.nonce),
         contacted=arena.contacted(),
         decoy_killed=arena.decoy_killed,
