@@ -78,19 +78,32 @@ def _unshare(flags: int) -> None:
         raise OSError(err, f"unshare: {os.strerror(err)}")
 
 
-def _enter(flags: int) -> bool:
+_HINTS = {
+    errno.ENOSPC: "user.max_user_namespaces is 0 or reached",
+    errno.EPERM: "unprivileged user namespaces are disabled here",
+    errno.EUSERS: "too deeply nested",
+}
+
+
+def _enter(flags: int) -> str | None:
     """unshare ``flags`` with a new user namespace; as root, without one if refused.
 
-    Returns whether a user namespace was entered.
+    Returns None, or why no user namespace was entered (root's own privileges did).
     """
     try:
         _unshare(flags | _CLONE_NEWUSER)
-        return True
-    except OSError:
+        return None
+    except OSError as exc:
+        err = exc.errno or 0
+        why = f"user namespace refused: {os.strerror(err)}"
+        why += f" ({_HINTS[err]})" if err in _HINTS else ""
         if os.geteuid() != 0:
-            raise
-    _unshare(flags)  # root where user namespaces are disabled: its own capabilities do
-    return False
+            raise OSError(err, why) from None
+    try:
+        _unshare(flags)
+    except OSError as exc:
+        raise OSError(exc.errno, f"{why}; as root without one: {exc.strerror}") from None
+    return why
 
 
 def _map_ids(proc: int, outside: tuple[int, int], inside: tuple[int, int]) -> None:
@@ -110,7 +123,7 @@ def _map_ids(proc: int, outside: tuple[int, int], inside: tuple[int, int]) -> No
 
 
 def _degraded(exc: OSError) -> str:
-    return f"degraded: {exc.strerror or exc}"
+    return f"degraded: {exc.strerror or exc}"  # strerror: without "[Errno n]"
 
 
 def _set_hostname() -> None:
@@ -154,18 +167,22 @@ def enter_zygote(mounts: Sequence[dict[str, Any]]) -> list[int]:
     try:
         _proc_fd = os.open("/proc", os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
         ids = (os.getuid(), os.getgid())
-        _zygote_user_ns = _enter(flags)
-        if _zygote_user_ns:
-            _map_ids(_proc_fd, ids, ids)
+        refused = _enter(flags)
     except OSError as exc:
         report.update(dict.fromkeys(_ZYGOTE_FLAGS, _degraded(exc)))
         report["minimal_root"] = report["mount_namespace"]
         return []
+    # The first child in the new PID namespace is its init: the holder, before any worker.
+    helpers = [_start_holder()]
     report.update(dict.fromkeys(_ZYGOTE_FLAGS, "active"))
     try:
+        if refused is None:
+            _map_ids(_proc_fd, ids, ids)
+            _zygote_user_ns = True
         _set_hostname()
     except OSError as exc:
-        report["uts_namespace"] = _degraded(exc)
+        report["uts_namespace"] = report["minimal_root"] = _degraded(exc)
+        return helpers
     try:
         assert _libc is not None
         # Nothing mounted from here on may propagate back to the host's namespace.
@@ -175,7 +192,7 @@ def enter_zygote(mounts: Sequence[dict[str, Any]]) -> list[int]:
         report["minimal_root"] = minimal_root.build(mounts)
     except OSError as exc:
         report["minimal_root"] = _degraded(exc)
-    return [_start_holder()]
+    return helpers
 
 
 def enter_worker(*, own_mounts: bool = False) -> dict[str, str]:
@@ -192,7 +209,8 @@ def enter_worker(*, own_mounts: bool = False) -> dict[str, str]:
         proc = _proc_fd if _proc_fd is not None else os.open("/proc", os.O_PATH | os.O_DIRECTORY)
         try:
             ids = (os.getuid(), os.getgid())
-            own_user = _enter(flags)
+            refused = _enter(flags)
+            own_user = refused is None
             if own_user:
                 _map_ids(proc, ids, (INSIDE_ID, INSIDE_ID))
         finally:
@@ -202,7 +220,7 @@ def enter_worker(*, own_mounts: bool = False) -> dict[str, str]:
         report["ipc_namespace"] = _degraded(exc)
         if own_mounts:
             report["mount_namespace"] = _degraded(exc)
-        own_user = False
+        own_user, refused = False, None
     else:
         report["ipc_namespace"] = "active"
         if own_mounts:
@@ -214,7 +232,7 @@ def enter_worker(*, own_mounts: bool = False) -> dict[str, str]:
     elif _zygote_user_ns:
         report["user_namespace"] = "active (the sandbox's; the worker's own was refused)"
     else:
-        report["user_namespace"] = "degraded: refused by this kernel (root's own namespaces)"
+        report["user_namespace"] = f"degraded: {refused}; the others use root's privileges"
     return report
 
 

@@ -57,7 +57,8 @@ def test_a_sandbox_refuses_to_start_without_a_required_namespace(
     # Without the requirement the same machine runs, reporting the gap.
     with Sandbox(DEFAULT, spares=0) as sb, sb.session() as session:
         assert session.run("final_result(1)").error_code is None
-        assert sb.confinement["ipc_namespace"] == "degraded: unshare: Operation not permitted"
+        state = sb.confinement["ipc_namespace"]
+        assert state.startswith("degraded: ") and "Operation not permitted" in state, state
     sandbox = Sandbox(DEFAULT.with_require("ipc_namespace"), spares=0)
     with pytest.raises(RequirementNotMet, match="requires ipc_namespace, not available") as err:
         sandbox.start()
