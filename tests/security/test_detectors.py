@@ -59,6 +59,12 @@ def suite() -> Iterator[SuiteArena]:
         ("net-udp-sendto", "UDP listener was contacted"),
         ("sig-kill-decoy", "decoy host process was killed"),
         ("proc-subprocess-sleep", "processes outlived the session"),
+        ("os-sysv-shm-read", "host secret SHM-SECR"),
+        ("os-sysv-msg-take", "SysV message was taken from its queue"),
+        ("os-sysv-outlive", "SysV segment made by the script outlived its session"),
+        ("os-host-pid-visible", "host fact was visible in the run (host-sid="),
+        ("os-hostname", "host fact was visible in the run (hostname="),
+        ("os-stat-outside", "host fact was visible in the run (inode="),
     ],
 )
 def test_corpus_attacks_escape_when_run_outside(
