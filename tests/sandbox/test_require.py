@@ -16,6 +16,7 @@ from sandbox import (
     namespaces,
     process,
 )
+from sandbox.probe.diff import diff_policies
 
 DEFAULT = SandboxPolicy.preset("default")
 
@@ -48,6 +49,14 @@ def test_require_is_validated_and_part_of_the_digest(tmp_path: Path) -> None:
         SandboxPolicy.from_file(path)
     with pytest.raises(PolicyError, match=r"layers\.os = false"):
         DEFAULT.with_layers(os=False).with_require("minimal_root")
+
+
+def test_a_diff_names_what_a_policy_requires() -> None:
+    changes = diff_policies(DEFAULT, DEFAULT.with_require("minimal_root", "pid_namespace"))
+    assert [c.path for c in changes] == ["require"]
+    assert "now requires minimal_root, pid_namespace" in changes[0].meaning
+    back = diff_policies(DEFAULT.with_require("minimal_root"), DEFAULT)
+    assert "no longer requires minimal_root" in back[0].meaning
 
 
 def test_a_sandbox_refuses_to_start_without_a_required_namespace(
