@@ -47,11 +47,18 @@ class Sandbox:
         self._loop_thread: _LoopThread | None = None
         self._sessions: set[Session] = set()
         self._lock = threading.Lock()
+        #: start() and close() one at a time: a close() during a start() in another
+        #: thread (a cancelled async start) waits for it, then stops what it started.
+        self._lifecycle = threading.RLock()
         self._confinement: dict[str, str] = {}
 
     # -- lifecycle ---------------------------------------------------------------------
     def start(self) -> Self:
         """Start the zygote and fork the first spares (idempotent)."""
+        with self._lifecycle:
+            return self._start()
+
+    def _start(self) -> Self:
         if self._zygote is not None:
             return self
         config = self.policy.worker_config()
@@ -81,6 +88,10 @@ class Sandbox:
 
     def close(self) -> None:
         """Kill every session's worker and stop the zygote."""
+        with self._lifecycle:
+            self._close()
+
+    def _close(self) -> None:
         for session in list(self._sessions):
             session.close()
         if self._pool is not None:
