@@ -29,6 +29,7 @@ from __future__ import annotations
 import ctypes
 import errno
 import os
+import select
 import signal
 import sys
 from collections.abc import Sequence
@@ -68,6 +69,8 @@ _zygote_report: dict[str, str] = {}
 _zygote_user_ns = False
 #: A descriptor of the host's /proc, kept across the pivot for the workers' id maps.
 _proc_fd: int | None = None
+#: The write end of the pipe that tells the PID namespace's holder the zygote lives.
+_holder_pipe = -1
 
 
 def _unshare(flags: int) -> None:
@@ -137,12 +140,19 @@ def _set_hostname() -> None:
 def _start_holder() -> int:
     """Fork the PID namespace's init: it only waits. Workers die with it, it dies with
     the zygote (their PID namespace ends when its init exits)."""
+    global _holder_pipe
+    alive, _holder_pipe = os.pipe()  # the zygote keeps the write end while it lives
     pid = os.fork()
     if pid != 0:
+        os.close(alive)
         return pid
     try:  # pragma: no cover - runs in the holder
         assert _libc is not None
+        os.close(_holder_pipe)
         _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        # A zygote that died before the prctl above sent no signal: its pipe tells.
+        if select.select([alive], [], [], 0)[0]:
+            os._exit(0)
         os.closerange(0, 1 << 20)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGCHLD, lambda *_: None)
