@@ -13,6 +13,7 @@ import json
 import os
 import secrets
 import socket
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -213,6 +214,8 @@ def test_the_worker_lives_in_its_own_namespaces(sandbox: Sandbox) -> None:
         own = {kind: _ns(worker, kind) for kind in ("ipc", "pid", "net", "uts", "mnt", "user")}
         uid_map = Path(f"/proc/{worker}/uid_map").read_text().split()
         net_dev = Path(f"/proc/{worker}/net/dev").read_text()
+        etc = sorted(os.listdir(f"/proc/{worker}/root/etc"))
+        top = set(os.listdir(f"/proc/{worker}/root"))
     shared = [kind for kind, name in own.items() if name == _ns("self", kind)]
     assert shared == [], f"the worker shares the host's {shared} namespaces ({states})"
     answers = printed(execution)
@@ -220,6 +223,11 @@ def test_the_worker_lives_in_its_own_namespaces(sandbox: Sandbox) -> None:
     assert answers["uid"] == 65534 and uid_map == ["65534", str(os.getuid()), "1"]
     interfaces = [line.split(":")[0].strip() for line in net_dev.splitlines()[2:]]
     assert interfaces == ["lo"]
+    # The worker's root, seen from the host: the loader's cache is all of /etc.
+    assert etc == (["ld.so.cache"] if os.path.exists("/etc/ld.so.cache") else [])
+    assert not top & {"home", "root", "proc", "sys", "srv", "boot"} - {
+        p.split("/")[1] for p in sys.path if p.startswith("/")
+    }
 
 
 def test_nothing_outside_the_mounts_exists(tmp_path: Path) -> None:
