@@ -70,7 +70,9 @@ class RunContext:
         if self._shared is not None and self._shared.policy.digest() == key:
             return await self._shared.start()
         if key not in self._sandboxes:
-            self._sandboxes[key] = await AsyncSandbox(policy, spares=1).start()
+            # Known before it starts: a run cancelled during the start still closes it.
+            self._sandboxes[key] = sandbox = AsyncSandbox(policy, spares=1)
+            await sandbox.start()
         return self._sandboxes[key]
 
     async def close(self) -> None:

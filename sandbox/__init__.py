@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .output import Error, FinalResult, Observation, ScriptOutput, TransferToAgent
     from .policy import Layers, Limits, Mount, PolicyError, SandboxPolicy
     from .process import SandboxError
+    from .requirements import RequirementNotMet
     from .session import Session
     from .tools import ToolDefinitionError
 
@@ -41,6 +42,7 @@ _EXPORTS = {
     "PolicyError": "policy",
     "SandboxPolicy": "policy",
     "SandboxError": "process",
+    "RequirementNotMet": "requirements",
     "ToolDefinitionError": "tools",
 }
 
@@ -56,6 +58,7 @@ __all__ = [
     "Mount",
     "Observation",
     "PolicyError",
+    "RequirementNotMet",
     "Sandbox",
     "SandboxError",
     "SandboxPolicy",

@@ -20,7 +20,7 @@ import signal
 from collections.abc import Sequence
 from typing import Any
 
-from . import landlock, privileges, staging
+from . import landlock, namespaces, privileges, staging
 from .seccomp import die_with_parent, install_syscall_filter
 
 
@@ -104,16 +104,21 @@ def confine(
     """
     report: dict[str, str] = {}
     if os_layer:
+        # Before detach: it needs the zygote's /proc descriptor. Every unshare and mount
+        # happens here or in staging, before the syscall filter refuses them.
+        report.update(namespaces.enter_worker(own_mounts=stage_writes))
         detach(channel_fd)
         report["environment"] = "active" if not os.environ else "degraded: not empty"
         report["descriptors"] = "active"
     else:
         _own_process_group()
+        report.update(namespaces.off())
         report["environment"] = report["descriptors"] = "off"
     report["process_group"] = "active"
     if os_layer and stage_writes:
         try:
-            report["write_staging"] = staging.stage(mounts)
+            entered = namespaces.in_own_mount_namespace(report)
+            report["write_staging"] = staging.stage(mounts, entered=entered)
         except OSError as exc:
             report["write_staging"] = (
                 f"degraded: {exc}; a mount's total is checked only after each run"
@@ -132,7 +137,13 @@ def confine(
     try:
         # Without Landlock, writes stay refused by the filter, writable mounts or not.
         landlocked = report["filesystem"].startswith("active")
-        install_syscall_filter(file_writes=bool(writable) and landlocked)
+        # Landlock does not govern a file's mode, owner, times or xattrs: those calls are
+        # allowed only where nothing outside the mounts exists (the minimal root, whose
+        # other binds are read-only).
+        install_syscall_filter(
+            file_writes=bool(writable) and landlocked,
+            metadata_writes=namespaces.minimal_root_active(),
+        )
         report["syscall_filter"] = "active"
     except OSError as exc:
         report["syscall_filter"] = f"degraded: {exc.strerror or exc}"

@@ -18,6 +18,7 @@ from typing import Any, Self
 from .messages import parse_worker_message
 from .policy import SandboxPolicy
 from .process import SandboxError, WorkerHandle, WorkerPool, Zygote
+from .requirements import check as check_required
 from .session import Session
 from .tools import ToolGate, ToolSet
 from .wire import ChannelClosed, FrameTooLarge
@@ -46,11 +47,18 @@ class Sandbox:
         self._loop_thread: _LoopThread | None = None
         self._sessions: set[Session] = set()
         self._lock = threading.Lock()
+        #: start() and close() one at a time: a close() during a start() in another
+        #: thread (a cancelled async start) waits for it, then stops what it started.
+        self._lifecycle = threading.RLock()
         self._confinement: dict[str, str] = {}
 
     # -- lifecycle ---------------------------------------------------------------------
     def start(self) -> Self:
         """Start the zygote and fork the first spares (idempotent)."""
+        with self._lifecycle:
+            return self._start()
+
+    def _start(self) -> Self:
         if self._zygote is not None:
             return self
         config = self.policy.worker_config()
@@ -69,10 +77,21 @@ class Sandbox:
         self._pool = WorkerPool(zygote, 0 if config.get("stage_writes") else self._spares)
         _OPEN.add(self)
         self._executor = concurrent.futures.ThreadPoolExecutor(8, "sandbox-tool")
+        if self.policy.require:
+            # Refuse now, not at the first session, where a required mechanism is missing.
+            try:
+                self.session().close()
+            except SandboxError:
+                self.close()
+                raise
         return self
 
     def close(self) -> None:
         """Kill every session's worker and stop the zygote."""
+        with self._lifecycle:
+            self._close()
+
+    def _close(self) -> None:
         for session in list(self._sessions):
             session.close()
         if self._pool is not None:
@@ -91,6 +110,7 @@ class Sandbox:
         pids: set[int] = set()
         if self._zygote is not None:
             pids.add(self._zygote.pid)
+            pids |= self._zygote.helper_pids
         if self._pool is not None:
             pids |= self._pool.pids()
         with self._lock:
@@ -138,6 +158,11 @@ class Sandbox:
         if hello.op != "hello":
             worker.close()
             raise SandboxError(f"a new worker failed to start: {hello}")
+        try:
+            check_required(self.policy.require, hello.confinement)
+        except SandboxError:
+            worker.close()
+            raise
         self._confinement = dict(hello.confinement)
         return worker, hello.process_cpu_s
 

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from .guards import BUILTIN_NAMES
 from .modules import CATALOG
+from .requirements import REQUIRABLE
 
 
 class PolicyError(ValueError):
@@ -110,6 +111,11 @@ class SandboxPolicy(BaseModel):
     limits: Limits = Field(default_factory=Limits)
     layers: Layers = Field(default_factory=Layers)
     mounts: tuple[Mount, ...] = Field(default=(), description="Host directories for scripts.")
+    require: tuple[str, ...] = Field(
+        default=(),
+        description="Confinement mechanisms that must be active (e.g. ipc_namespace, "
+        "minimal_root); the sandbox refuses to start where one is not.",
+    )
 
     @field_validator("mounts")
     @classmethod
@@ -119,6 +125,25 @@ class SandboxPolicy(BaseModel):
             if a == b or b.startswith(a + "/"):
                 raise ValueError(f"mounts {a!r} and {b!r} overlap")
         return value
+
+    @field_validator("require")
+    @classmethod
+    def _known_mechanisms(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        unknown = [name for name in value if name not in REQUIRABLE]
+        if unknown:
+            raise ValueError(
+                f"unknown mechanism(s) {', '.join(map(repr, unknown))}; "
+                f"available: {', '.join(REQUIRABLE)}"
+            )
+        return tuple(sorted(set(value)))
+
+    @model_validator(mode="after")
+    def _required_layer_on(self) -> Self:
+        if self.require and not self.layers.os:
+            raise ValueError(
+                f"require: {', '.join(self.require)} cannot be active with layers.os = false"
+            )
+        return self
 
     @field_validator("modules")
     @classmethod
@@ -211,6 +236,10 @@ class SandboxPolicy(BaseModel):
                     f"{type(mount).__name__}: write with_mounts(m1, m2) or with_mounts(*ms)"
                 )
         return self._revised(mounts=[*self.mounts, *mounts])
+
+    def with_require(self, *names: str) -> SandboxPolicy:
+        """A copy that also requires the confinement mechanisms ``names`` to be active."""
+        return self._revised(require=[*self.require, *names])
 
     def with_limits(self, **changes: Any) -> SandboxPolicy:
         """A copy with some limits changed (validated)."""

@@ -149,6 +149,7 @@ def render_policy(policy: SandboxPolicy, confinement: dict[str, str]) -> str:
         ]
     else:
         lines.append("mounts: none")
+    lines.append(f"requires: {', '.join(policy.require) or 'nothing beyond the layers'}")
     lines.append("enforced on this machine:")
     width = max([len(k) for k in confinement] + [1])
     lines += [f"  {name:<{width}}  {state}" for name, state in confinement.items()]

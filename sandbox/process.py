@@ -133,6 +133,8 @@ class Zygote:
             raise SandboxError(f"the sandbox zygote failed to start: {detail}")
         self.pid = int(ready["pid"])
         self.vm_size = int(ready.get("vm_size", 0))
+        #: The zygote's helper processes (its PID namespace's holder), for leak checks.
+        self.helper_pids = {int(pid) for pid in ready.get("helpers", [])}
         self._ctrl.settimeout(None)
         self._thread = threading.Thread(target=self._read_loop, name="sandbox-zygote", daemon=True)
         self._thread.start()

@@ -136,11 +136,15 @@ class StagingFailed(RuntimeError):
     """Staging broke half-way: the worker must not run scripts."""
 
 
-def _cover(writable: list[dict[str, Any]], sources: list[_Source], uid: int, gid: int) -> None:
+def _cover(
+    writable: list[dict[str, Any]], sources: list[_Source], ids: tuple[int, int] | None
+) -> None:
     assert _libc is not None
-    _write("/proc/self/setgroups", "deny")
-    _write("/proc/self/uid_map", f"{uid} {uid} 1")
-    _write("/proc/self/gid_map", f"{gid} {gid} 1")
+    if ids is not None:
+        uid, gid = ids
+        _write("/proc/self/setgroups", "deny")
+        _write("/proc/self/uid_map", f"{uid} {uid} 1")
+        _write("/proc/self/gid_map", f"{gid} {gid} 1")
     # Nothing mounted here may propagate back to the host's namespace.
     _check(_libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None), "mount private")
     flags = _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
@@ -154,8 +158,11 @@ def _cover(writable: list[dict[str, Any]], sources: list[_Source], uid: int, gid
     # all right after (privileges.drop, called by confine).
 
 
-def stage(mounts: Sequence[dict[str, Any]]) -> str:
+def stage(mounts: Sequence[dict[str, Any]], *, entered: bool = False) -> str:
     """Cover each ``rw`` mount with a private tmpfs copy; returns a description.
+
+    ``entered``: this worker already has its own user and mount namespaces
+    (``namespaces.py``); otherwise it enters them here.
 
     Irreversible for this process. Raises OSError when this machine or these mounts do
     not allow it (nothing has changed then: the caller reports staging as degraded),
@@ -171,10 +178,12 @@ def stage(mounts: Sequence[dict[str, Any]]) -> str:
     sources: list[_Source] = []
     try:
         sources.extend(_Source(m["host_path"]) for m in writable)
-        uid, gid = os.getuid(), os.getgid()
-        _check(_libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNS), "unshare")
+        ids = None
+        if not entered:
+            ids = (os.getuid(), os.getgid())
+            _check(_libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNS), "unshare")
         try:
-            _cover(writable, sources, uid, gid)
+            _cover(writable, sources, ids)
         except OSError as exc:
             # Writes might now land in a copy the host never reads: no state to run in.
             raise StagingFailed(f"staging the writable mounts failed: {exc}") from None

@@ -27,7 +27,7 @@ import sys
 import traceback
 from typing import Any
 
-from . import landlock, seccomp
+from . import landlock, namespaces, seccomp
 from .compiler import compile_script
 from .files import Mounts, module_members
 from .modules import build_proxies
@@ -75,6 +75,9 @@ def main(ctrl_fd: int) -> None:
         landlock.python_paths()  # computed once here, inherited by every worker
         landlock.library_paths()
         seccomp.prepare()
+        vm_size = _vm_size()  # /proc is gone once the zygote is in its minimal root
+        os_layer = config.get("layers", {}).get("os", True)
+        helpers = namespaces.enter_zygote(config.get("mounts", [])) if os_layer else []
         # Keep the collector away from everything imported so far: workers then share
         # those pages with the zygote instead of copying them on first GC pass.
         gc.collect()
@@ -86,7 +89,7 @@ def main(ctrl_fd: int) -> None:
     signal.set_wakeup_fd(wake_w)
     signal.signal(signal.SIGCHLD, lambda *_: None)
     children: set[int] = set()
-    _send(ctrl, {"op": "ready", "pid": os.getpid(), "vm_size": _vm_size()})
+    _send(ctrl, {"op": "ready", "pid": os.getpid(), "vm_size": vm_size, "helpers": helpers})
     try:
         while True:
             readable, _, _ = select.select([ctrl.fileno(), wake_r], [], [])

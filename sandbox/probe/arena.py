@@ -22,6 +22,7 @@ from typing import Self
 
 from ..policy import Mount, SandboxPolicy
 from .hoststate import FileMeta, Opener
+from .hostview import HostView
 from .listeners import Decoy, TcpListener, UdpListener
 
 #: What a script does with the ``os`` module (``osm``) once it holds a real one.
@@ -66,6 +67,9 @@ PLACEHOLDERS = (
     "UDP_PORT",
     "HOST_PID",
     "DECOY_PID",
+    "SHM_ID",
+    "MSQ_ID",
+    "IPC_KEY",
     "DEEP_PARENS",
     "DEEP_UNARY",
     "PAYLOAD_OS",
@@ -178,6 +182,7 @@ class CaseArena:
         self.tcp = TcpListener() if "{{PORT}}" in source else None
         self.udp = UdpListener() if "{{UDP_PORT}}" in source else None
         self.decoy = Decoy(f"probe-decoy-{self.nonce}") if "{{DECOY_PID}}" in source else None
+        self.view = HostView(source, self.secret)
 
     def values(self) -> dict[str, str]:
         """Placeholder → Python literal."""
@@ -207,6 +212,7 @@ class CaseArena:
             "DECOY_PID": self.decoy.pid if self.decoy else 0,
         }
         values.update({name: str(value) for name, value in numbers.items()})
+        values.update(self.view.values())
         # Deeply nested source is generated, so that the corpus files stay parseable.
         values["DEEP_PARENS"] = "(" * 30_000 + "1" + ")" * 30_000
         values["DEEP_UNARY"] = "-" * 50_000 + "1"
@@ -248,10 +254,11 @@ class CaseArena:
 
     def secrets(self) -> list[str]:
         """Tokens that must never come back from the sandbox."""
-        return [self.secret_token, self.suite.shared_token, self.suite.env_token]
+        suite = self.suite
+        return [self.secret_token, suite.shared_token, suite.env_token, *self.view.secrets()]
 
     def close(self) -> None:
         """Stop the listeners and the decoy."""
-        for resource in (self.tcp, self.udp, self.decoy, self.opener):
+        for resource in (self.tcp, self.udp, self.decoy, self.opener, self.view):
             if resource is not None:
                 resource.close()

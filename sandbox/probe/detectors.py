@@ -5,8 +5,9 @@ the host in what came back, a marker file created, a file outside the mounts cha
 (content or metadata) or made impossible to open, the host process's limits, priority,
 CPUs or scheduling policy changed, a listener contacted, a decoy process killed, a
 process alive after its session, a limit not enforced by the host (wall time, output,
-result, memory, tool calls), the host's own memory grown, or a fresh session that no
-longer works.
+result, memory, tool calls), the host's own memory grown, a fresh session that no
+longer works, or what the worker must not see of the host (its SysV objects, its
+processes, hostname, interfaces and files).
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ class Evidence:
     host_process_changes: list[str] = field(default_factory=list)
     host_open_failures: list[str] = field(default_factory=list)
     changed_outside: list[str] = field(default_factory=list)
+    host_view: list[str] = field(default_factory=list)
     rw_case_bytes: int = 0
     contacted: list[str] = field(default_factory=list)
     decoy_killed: bool = False
@@ -76,6 +78,7 @@ def judge(evidence: Evidence, bounds: Bounds) -> list[str]:
         for f in sorted(set(e.host_open_failures))
     ]
     effects += [f"changed outside the writable mount: {p}" for p in e.changed_outside]
+    effects += e.host_view
     if e.rw_case_bytes > b.rw_max_bytes + 65536:
         effects.append(f"wrote {e.rw_case_bytes} bytes to a mount allowing {b.rw_max_bytes}")
     effects += [f"{what} was contacted" for what in e.contacted]

@@ -100,8 +100,9 @@ def observe(
     if record.host_before is not None:
         host_changes = record.host_before.changes(HostProcess.now())
         host_changes += [f"{c}, and stays so" for c in record.host_before.restore()]
+    dump = execution.model_dump_json()
     evidence = Evidence(
-        dump=execution.model_dump_json(),
+        dump=dump,
         secrets=arena.secrets(),
         marker_exists=arena.marker.exists() or arena.marker.is_symlink(),
         secret_intact=_intact(arena),
@@ -109,6 +110,7 @@ def observe(
         host_process_changes=host_changes,
         host_open_failures=arena.open_failures(),
         changed_outside=suite.changes(),
+        host_view=arena.view.effects(dump),
         rw_case_bytes=suite.rw_bytes(arena.nonce),
         contacted=arena.contacted(),
         decoy_killed=arena.decoy_killed,

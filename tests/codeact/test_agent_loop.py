@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
+from typing import Any
 
 import pytest
 from loop_helpers import arun, py
@@ -201,6 +203,29 @@ def test_cancellation_ends_the_run_and_kills_the_worker() -> None:
         assert stream.output().failure is not None
 
     arun(main())
+
+
+def test_cancellation_while_the_sandbox_starts_stops_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sandbox import host, process
+
+    class SlowZygote(process.Zygote):
+        def __init__(self, config: dict[str, Any]) -> None:
+            time.sleep(1.0)  # the cancel below lands while the run's sandbox starts
+            super().__init__(config)
+
+    monkeypatch.setattr(host, "Zygote", SlowZygote)
+    agent = Agent("a", ScriptedModel([py("final_result(1)")]))
+
+    async def main() -> None:
+        stream = agent.stream("go")
+        async for event in stream:
+            if isinstance(event, ModelReplied):
+                await asyncio.sleep(0.3)
+                stream.cancel()
+        assert stream.output().failure is not None
+
+    arun(main())
+    assert host.open_sandboxes() == []
 
 
 @pytest.mark.timeout(30)

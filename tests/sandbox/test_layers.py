@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sandbox import FinalResult, Sandbox, SandboxPolicy
+from sandbox import FinalResult, Sandbox, SandboxPolicy, namespaces
 
 DEFAULT = SandboxPolicy.preset("default")
 
@@ -32,6 +32,7 @@ def test_every_run_records_its_confinement() -> None:
         "rlimits",
         "syscall_filter",
         "filesystem",
+        *namespaces.MECHANISMS,
     }
     for state in ex.confinement.values():
         assert state.startswith(("active", "degraded: "))

@@ -65,6 +65,12 @@ def suite() -> Iterator[SuiteArena]:
         ("os-utime-outside", "metadata of the secret file outside the mounts"),
         ("os-prlimit-host-nofile", "the host's RLIMIT_NOFILE became"),
         ("os-prlimit-host-fsize", "the host's RLIMIT_FSIZE became"),
+        ("os-sysv-shm-read", "host secret SHM-SECR"),
+        ("os-sysv-msg-take", "SysV message was taken from its queue"),
+        ("os-sysv-outlive", "SysV segment made by the script outlived its session"),
+        ("os-host-pid-visible", "host fact was visible in the run (host-sid="),
+        ("os-hostname", "host fact was visible in the run (hostname="),
+        ("os-stat-outside", "host fact was visible in the run (inode="),
     ],
 )
 def test_corpus_attacks_escape_when_run_outside(
