@@ -86,7 +86,9 @@ def plan(mounts: Sequence[dict[str, Any]]) -> tuple[list[tuple[str, str]], list[
         elif real != path:
             system.append(path)  # reached through a symlinked parent: bind it there too
     binds = [(p, "ro") for p in _outermost(system)]
-    binds.append((os.devnull, "rw"))
+    # Read-only: the device stays writable (a read-only mount refuses writes only to
+    # files, directories and links), but its mode, owner and times cannot change.
+    binds.append((os.devnull, "ro"))
     binds += [(str(m["host_path"]), str(m["mode"])) for m in mounts]
     # Parents before children: a mount inside another is bound on top of it.
     binds.sort(key=lambda b: b[0].rstrip("/").count("/"))

@@ -147,4 +147,44 @@ def test_metadata_outside_a_writable_mount_is_unchanged(
     with Sandbox(policy, spares=0) as sandbox, sandbox.session() as session:
         execution = session.run(f"import os\n{attack.replace('PATH', repr(str(outside)))}\n")
     assert FileMeta.of(outside) == before
-    assert "PermissionError" in str(execution.output), execution.output
+    # Refused by the filter, or (inside the minimal root) the file does not exist there.
+    assert any(
+        e in str(execution.output) for e in ("PermissionError", "FileNotFoundError")
+    ), execution.output
+
+
+#: Host files that do exist inside the worker's minimal root (bound read-only).
+INSIDE_THE_ROOT = {
+    "/dev/null": os.devnull,
+    "the interpreter": os.path.realpath(sys.executable),
+    "the standard library": os.__file__,
+}
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("path", list(INSIDE_THE_ROOT.values()), ids=list(INSIDE_THE_ROOT))
+def test_metadata_of_host_files_inside_the_minimal_root_is_unchanged(
+    tmp_path: Path, path: str
+) -> None:
+    """Metadata calls are allowed when nothing outside the mounts exists; what the
+    minimal root does show of the host (its binds) must still refuse them."""
+    (tmp_path / "rw").mkdir()
+    policy = POLICY.with_mounts(
+        Mount(sandbox_path="/out", host_path=str(tmp_path / "rw"), mode="rw")
+    )
+    before = FileMeta.of(Path(path))
+    attack = (
+        "import os\nres = []\n"
+        "for call in (lambda: os.chmod(P, 0o777), lambda: os.utime(P, (1, 1)),\n"
+        "             lambda: os.setxattr(P, 'user.x', b'1')):\n"
+        "    try:\n        call()\n        res.append('done')\n"
+        "    except OSError as exc:\n        res.append(type(exc).__name__)\n"
+        "print(res)\n"
+    ).replace("P", repr(path))
+    try:
+        with Sandbox(policy, spares=0) as sandbox, sandbox.session() as session:
+            execution = session.run(attack)
+        assert "done" not in execution.stdout, execution.stdout
+        assert FileMeta.of(Path(path)) == before
+    finally:
+        os.chmod(path, before.mode & 0o7777)
