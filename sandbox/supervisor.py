@@ -71,6 +71,10 @@ class Supervisor:
                 if self._closed:
                     raise SandboxError("the sandbox is closed")
                 zygote, pool = self.zygote, self.pool
+            if not zygote.alive:
+                # Its spares die with it, though their hellos may sit in their sockets.
+                self.restart(zygote, f"the sandbox zygote {zygote.death_cause()}")
+                continue
             if process_state(zygote.pid) in ("T", "t"):
                 # Its spares would work, but it could no longer fork nor report exits.
                 self.restart(zygote, "the sandbox zygote was stopped (SIGSTOP)")

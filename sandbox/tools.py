@@ -23,7 +23,7 @@ import pydantic
 import pydantic_core
 
 from .execution import ToolCallRecord
-from .tool_threads import ToolThreads
+from .tool_threads import ToolBudgetExhausted, ToolThreads
 
 #: Names a tool may not take: the result helpers are always the sandbox's own.
 RESERVED_NAMES = frozenset({"final_result", "observation", "error", "transfer_to_agent"})
@@ -240,7 +240,10 @@ class ToolSet:
         else:
             with self._hung_lock:
                 hung = self._hung
-            future = threads.submit(lambda: fn(*args, **kwargs), hung_in_session=hung)
+            try:
+                future = threads.submit(lambda: fn(*args, **kwargs), hung_in_session=hung)
+            except ToolBudgetExhausted as exc:
+                raise _ToolFailed("RuntimeError", f"{name}(): {exc}") from None
         deadline = None if timeout_s is None else time.monotonic() + timeout_s
         while not future.done():
             if abort is not None and abort.is_set():
