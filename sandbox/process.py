@@ -66,6 +66,8 @@ class WorkerHandle:
         self.killed_by_host = False
         #: The zygote that forked this worker (its exit notice comes from there).
         self.origin: Zygote | None = None
+        #: Set once its session let it go (see ``Supervisor.release``).
+        self.released = False
         self._pidfd: int | None = None
         with contextlib.suppress(OSError, AttributeError):
             self._pidfd = os.pidfd_open(pid)

@@ -120,6 +120,9 @@ class Supervisor:
             return
         origin.forget(worker.pid)
         with self._lock:
+            if worker.released:
+                return
+            worker.released = True
             left = self._users.get(origin, 0) - 1
             if left > 0:
                 self._users[origin] = left
