@@ -98,8 +98,10 @@ class SandboxCgroup:
         path, self.path = self.path, None
         if path is None:
             return
-        with contextlib.suppress(OSError):
-            (path / "cgroup.kill").write_text("1")  # Linux 5.14+; else the zygote did
+        kill = path / "cgroup.kill"  # Linux 5.14+; before, the zygote's exit did it
+        if kill.exists():
+            with contextlib.suppress(OSError):
+                kill.write_text("1")
         deadline = time.monotonic() + 2.0
         while True:
             try:
