@@ -91,6 +91,10 @@ class Session:
                 self._release(worker)  # died between its hello and now: take another
                 continue
             self._worker = worker
+            if self._closed:  # closed from another thread meanwhile: leave nothing
+                self._worker = None
+                self._release(worker)
+                raise SandboxError("the session is closed")
             return
         raise SandboxError("a new worker failed to start: each one died before it was used")
 
