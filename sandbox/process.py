@@ -171,6 +171,8 @@ class Zygote:
         self._exit_cond = threading.Condition()
         self._closed = False
         self._shut_by_host = False
+        #: Called (in the reader thread) when the zygote dies without being shut down.
+        self.on_exit: Callable[[Zygote], None] | None = None
         self._ctrl.sendall(json.dumps(worker_config).encode())
         ready = self._recv(timeout=start_timeout_s)
         if ready is None or ready.get("op") != "ready":
@@ -221,6 +223,8 @@ class Zygote:
         self._pending.clear()
         with self._exit_cond:
             self._exit_cond.notify_all()
+        if self.on_exit is not None and not self._shut_by_host:
+            self.on_exit(self)
 
     def fork(self) -> Future[WorkerHandle]:
         """Ask for one more worker; the future resolves once it is forked."""

@@ -53,9 +53,25 @@ class Supervisor:
         self.pool = self._new_pool(self.zygote)
 
     def _new_zygote(self) -> Zygote:
-        return Zygote(
+        zygote = Zygote(
             self._config, start_timeout_s=self._timeout, before_start=self._before_start
         )
+        zygote.on_exit = self._died
+        return zygote
+
+    def _died(self, zygote: Zygote) -> None:
+        # Restart at once (not in the reader thread, which is the dead zygote's), so that
+        # health() shows it and spares are ready before the next session asks.
+        cause = f"the sandbox zygote {zygote.death_cause()}"
+        threading.Thread(
+            target=self._restart_quietly, args=(zygote, cause), name="sandbox-restart", daemon=True
+        ).start()
+
+    def _restart_quietly(self, zygote: Zygote, cause: str) -> None:
+        try:
+            self.restart(zygote, cause)
+        except SandboxError:
+            pass  # the next acquire tries again and reports the failure
 
     def _new_pool(self, zygote: Zygote) -> WorkerPool:
         # A spare's staged copy of a writable mount would miss what sessions wrote after
@@ -141,13 +157,13 @@ class Supervisor:
             if self._closed or self.zygote is not failed:
                 return  # closed, or another thread already replaced it
             self.pool.close()
+            zygote = self._new_zygote()  # may raise: the next acquire tries again
             in_use = self._users.get(failed, 0) > 0 and failed.alive
             if in_use:
                 self._retired.append(failed)
             self.restarts += 1
             self.last_restart_cause = cause
-            self.zygote = self._new_zygote()
-            self.pool = self._new_pool(self.zygote)
+            self.zygote, self.pool = zygote, self._new_pool(zygote)
         if not in_use:
             failed.close(force=True)
 
