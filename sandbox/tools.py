@@ -57,6 +57,22 @@ def _describe(exc: BaseException) -> str:
         return "(its message could not be shown)"
 
 
+def _settled(
+    future: concurrent.futures.Future[Any], deadline: float | None, abort: threading.Event | None
+) -> bool:
+    """Wait for ``future`` until ``deadline`` (monotonic) or ``abort``; True if done."""
+    while not future.done():
+        if abort is not None and abort.is_set():
+            return False
+        wait = _ABORT_POLL_S
+        if deadline is not None:
+            wait = min(wait, deadline - time.monotonic())
+            if wait <= 0:
+                return False
+        concurrent.futures.wait([future], wait)
+    return True
+
+
 class ToolDefinitionError(ValueError):
     """A host callable cannot be offered as a tool; the message says why."""
 
@@ -172,9 +188,11 @@ class ToolSet:
             if self._gate is not None:
                 if loop is None:
                     raise RuntimeError("a tool gate needs an event loop")
-                refusal = asyncio.run_coroutine_threadsafe(
-                    self._gate(name, arguments), loop
-                ).result()
+                decision = asyncio.run_coroutine_threadsafe(self._gate(name, arguments), loop)
+                if not _settled(decision, None, abort):
+                    decision.cancel()  # the run was cancelled while a person decided
+                    raise _ToolFailed("CancelledError", f"{name}(): the run was cancelled")
+                refusal = decision.result()
                 started = time.perf_counter()
                 if refusal is not None:
                     raise PermissionError(f"{name}() was not approved: {refusal}")
@@ -245,16 +263,7 @@ class ToolSet:
             except ToolBudgetExhausted as exc:
                 raise _ToolFailed("RuntimeError", f"{name}(): {exc}") from None
         deadline = None if timeout_s is None else time.monotonic() + timeout_s
-        while not future.done():
-            if abort is not None and abort.is_set():
-                break
-            wait = _ABORT_POLL_S
-            if deadline is not None:
-                wait = min(wait, deadline - time.monotonic())
-                if wait <= 0:
-                    break
-            concurrent.futures.wait([future], wait)
-        if future.done():
+        if _settled(future, deadline, abort):
             return future.result()
         if not future.cancel():
             # Still running in its thread, which it holds until it returns.

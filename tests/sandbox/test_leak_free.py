@@ -9,6 +9,7 @@ import signal
 import threading
 import time
 import warnings
+from typing import Any
 
 import psutil
 import pytest
@@ -36,7 +37,7 @@ def _settle(pids: set[int], seconds: float = 10) -> set[int]:
 
 
 @pytest.mark.timeout(60)
-@pytest.mark.parametrize("moment", ["starting", "running", "in_tool"])
+@pytest.mark.parametrize("moment", ["starting", "running", "in_tool", "in_approval"])
 def test_cancelling_an_async_session_at_any_point_leaves_no_worker(moment: str) -> None:
     entered = threading.Event()
 
@@ -44,10 +45,16 @@ def test_cancelling_an_async_session_at_any_point_leaves_no_worker(moment: str) 
         entered.set()
         time.sleep(15)  # released by cancellation, not by returning
 
+    async def undecided(name: str, arguments: dict[str, Any]) -> str | None:
+        entered.set()
+        await asyncio.sleep(3600)  # a person who never answers
+        return None
+
     async def main() -> None:
         async with AsyncSandbox(POLICY, spares=0) as sb:
             before = sb.sync.processes()
-            session = sb.session(tools={"blocks": blocks})
+            gate = undecided if moment == "in_approval" else None
+            session = sb.session(tools={"blocks": blocks}, gate=gate)
             if moment == "starting":
                 task = asyncio.ensure_future(session.start())
                 await asyncio.sleep(0)
@@ -55,7 +62,7 @@ def test_cancelling_an_async_session_at_any_point_leaves_no_worker(moment: str) 
                 await session.start()
                 source = "while True:\n    pass" if moment == "running" else "blocks()"
                 task = asyncio.ensure_future(session.run(source))
-                if moment == "in_tool":
+                if moment in ("in_tool", "in_approval"):
                     await asyncio.to_thread(entered.wait, 15)
                 else:
                     await asyncio.sleep(0.3)
