@@ -209,7 +209,13 @@ class ToolSet:
                 # SystemExit, KeyboardInterrupt, GeneratorExit... raised by the tool are
                 # the tool's failure, not a reason for the host to stop.
                 raise _ToolFailed(type(exc).__name__, _describe(exc)) from None
-            size = len(pydantic_core.to_json(result))
+            try:
+                size = len(pydantic_core.to_json(result))
+            except pydantic_core.PydanticSerializationError:
+                # A lone surrogate: strict UTF-8 cannot carry it to the worker.
+                raise ValueError(
+                    f"{name}() returned text that is not valid Unicode (a lone surrogate)"
+                ) from None
             if size > max_result_bytes:
                 raise ValueError(
                     f"{name}() returned {size} bytes of JSON; the limit is {max_result_bytes}"
@@ -287,7 +293,9 @@ class ToolSet:
         kind: str,
         message: str,
     ) -> ToolOutcome:
-        message = message[:4000]
+        # The channel is strict UTF-8: a lone surrogate in a message becomes "?".
+        message = message[:4000].encode("utf-8", "replace").decode()
+        kind = kind.encode("utf-8", "replace").decode()
         record = ToolCallRecord(
             name=name,
             arguments=arguments,

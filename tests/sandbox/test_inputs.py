@@ -63,6 +63,29 @@ def test_a_surrogate_in_tool_arguments_is_a_catchable_error(sb: Sandbox) -> None
         assert s.run("final_result(echo('ok'))").output == FinalResult(value=2)
 
 
+def surrogate_result() -> str:
+    return "r\udcff"
+
+
+def surrogate_error() -> None:
+    raise ValueError("bad \udcff")
+
+
+def test_surrogates_from_tools_are_errors_not_dead_workers(sb: Sandbox) -> None:
+    tools = {"surrogate_result": surrogate_result, "surrogate_error": surrogate_error}
+    with sb.session(tools=tools) as s:
+        assert s.run("x = 3").ok
+        ex = s.run(
+            "try:\n    surrogate_result()\nexcept ValueError as e:\n    final_result(str(e))"
+        )
+        assert ex.output == FinalResult(
+            value="surrogate_result() returned text that is not valid Unicode (a lone surrogate)"
+        )
+        ex = s.run("try:\n    surrogate_error()\nexcept ValueError as e:\n    final_result(str(e))")
+        assert ex.output == FinalResult(value="bad ?")
+        assert s.run("final_result(x)").output == FinalResult(value=3)
+
+
 def test_a_surrogate_the_script_returns_or_prints_is_replaced_not_fatal(sb: Sandbox) -> None:
     with sb.session() as s:
         ex = s.run("print('p' + chr(0xDCFF))\nfinal_result('r' + chr(0xD800))")
