@@ -45,8 +45,15 @@ class AsyncSandbox:
         return self.sync.confinement
 
     async def start(self) -> Self:
-        """Start the zygote (in a thread: it takes tens of milliseconds)."""
-        await asyncio.to_thread(self.sync.start)
+        """Start the zygote (in a thread: it takes tens of milliseconds); cancelling this
+        call leaves nothing running."""
+        task = asyncio.ensure_future(asyncio.to_thread(self.sync.start))
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError:
+            await asyncio.wait([task])
+            await asyncio.to_thread(self.sync.close)
+            raise
         return self
 
     async def close(self) -> None:

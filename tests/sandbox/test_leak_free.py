@@ -82,6 +82,22 @@ def test_cancelling_an_async_session_at_any_point_leaves_no_worker(moment: str) 
 
 
 @pytest.mark.timeout(60)
+def test_cancelling_an_async_sandbox_while_it_starts_leaves_nothing() -> None:
+    async def main() -> None:
+        sb = AsyncSandbox(POLICY, spares=2)
+        task = asyncio.ensure_future(sb.start())
+        await asyncio.sleep(0.01)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert sb.sync.processes() == set() and not sb.health().running
+
+    before = _children()
+    asyncio.run(main())
+    assert _settle(_children() - before) == set()
+
+
+@pytest.mark.timeout(60)
 def test_close_after_a_zygote_restart_leaves_nothing() -> None:
     sb = Sandbox(POLICY, spares=2)
     with sb:
