@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from .execution import ErrorCode
-from .limits_text import explain
 from .process import signal_name
 
 #: Slack on the kernel's CPU accounting (it checks RLIMIT_CPU once per tick).
@@ -48,7 +47,13 @@ def explain_death(
     cpu_s = (status or {}).get("cpu_s")
     kernel_cpu = float(limits["session_cpu_s"]) - _CPU_SLACK_S
     if signum in (signal.SIGXCPU, signal.SIGKILL) and cpu_s is not None and cpu_s >= kernel_cpu:
-        return Death(ErrorCode.CPU_LIMIT, explain("cpu_limit", limits))
+        return Death(
+            ErrorCode.CPU_LIMIT,
+            f"The session's worker used up its CPU time for the whole session "
+            f"(session_cpu_s={limits['session_cpu_s']} s, {cpu_s:.1f} s used) and was "
+            "stopped by the kernel; the next run starts in a fresh worker, and variables "
+            "from earlier runs are lost.",
+        )
     lost = "variables from earlier runs are lost."
     if status is None and zygote_cause is not None:
         how = (

@@ -127,3 +127,24 @@ def test_health_counts_sessions_workers_and_spares(sb: Sandbox) -> None:
     assert health.sessions_served == 2 and health.sessions_open == 0
     assert health.zygote_restarts == 0 and health.last_restart_cause is None
     assert health.model_dump_json()  # plain JSON for an app's metrics
+
+
+@pytest.mark.timeout(120)
+def test_the_kernel_cpu_limit_of_a_session_is_cpu_limit() -> None:
+    # Each run is stopped at 1 s of CPU; the kernel's RLIMIT_CPU (session_cpu_s=2: SIGXCPU
+    # at 2 s, SIGKILL at 3 s) ends the worker within a few runs. CPU time, not wall time,
+    # decides, so a busy machine only makes this slower.
+    policy = SandboxPolicy.preset("default").with_limits(
+        cpu_soft_s=1, cpu_hard_s=10, session_cpu_s=2, wall_s=60
+    )
+    with Sandbox(policy, spares=0) as sb, sb.session() as s:
+        first = s.pid
+        codes = []
+        for _ in range(6):
+            ex = s.run("while True:\n    pass")
+            codes.append(ex.error_code)
+            if ex.worker_restarted or s.pid != first:
+                break
+        assert set(codes) == {ErrorCode.CPU_LIMIT}, codes
+        assert "session_cpu_s=2 s" in ex.output.message  # type: ignore[union-attr]
+        assert s.run("final_result(1)").worker_restarted
