@@ -65,7 +65,8 @@ class Session:
         self._worker_lost = False
         self._closed = False
         self._run_lock = threading.Lock()
-        self._abort = threading.Event()
+        self._own_abort = threading.Event()
+        self._abort = self._own_abort
         #: The admission slot this session holds (given back when it closes).
         self._admission: Admission | None = None
         self._start_worker()
@@ -120,7 +121,10 @@ class Session:
                 return Execution(
                     output=Error(message=self._overdrawn), error_code=ErrorCode.OUTPUT_LIMIT
                 )
-            self._abort = cancel or threading.Event()
+            if cancel is None:
+                cancel = self._own_abort  # reused: an Event costs microseconds to make
+                cancel.clear()
+            self._abort = cancel
             refusal = self._refuse_source(source)
             if refusal is not None:
                 return refusal
@@ -138,6 +142,8 @@ class Session:
 
     def _refuse_source(self, source: str) -> Execution | None:
         """An Execution refusing ``source`` before anything is sent, or None."""
+        if source.isascii() and len(source) <= self._limits.source_bytes:
+            return None  # the common case, decided without encoding
         problem = check_text(source)
         if problem is not None:
             # Strict UTF-8 cannot carry it; the worker and its variables are untouched.
