@@ -61,20 +61,19 @@ def explain_death(
             "its workers died with it. The sandbox has started a new one"
         )
         return Death(ErrorCode.WORKER_CRASHED, f"{how}; {lost}")
+    message = f"The sandbox worker running the script was {_how(status, detail)}; {lost}"
+    return Death(ErrorCode.WORKER_CRASHED, message)
+
+
+def _how(status: dict[str, Any] | None, detail: str | None) -> str:
+    signum = (status or {}).get("signal")
     if signum:
         name = signal_name(int(signum))
         if signum in (signal.SIGKILL, signal.SIGTERM, signal.SIGINT, signal.SIGXCPU):
-            how = f"killed by {name} from outside the sandbox (not by one of its limits)"
-        else:
-            how = (
-                f"killed by {name}; this usually means a crash in C code, e.g. very "
-                "deep recursion"
-            )
-    elif detail is not None:
-        how = f"stopped: {detail}"
-    elif status is not None:
-        how = f"exited with status {status.get('code')}"
-    else:
-        how = "gone: its channel closed"
-    message = f"The sandbox worker running the script was {how}; {lost}"
-    return Death(ErrorCode.WORKER_CRASHED, message)
+            return f"killed by {name} from outside the sandbox (not by one of its limits)"
+        return f"killed by {name}; this usually means a crash in C code, e.g. very deep recursion"
+    if detail is not None:
+        return f"stopped: {detail}"
+    if status is not None:
+        return f"exited with status {status.get('code')}"
+    return "gone: its channel closed"

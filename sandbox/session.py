@@ -77,9 +77,7 @@ class Session:
             worker, self._worker_cpu = self._sandbox._acquire()
             self.confinement = self._sandbox._confinement
             self._writes = self._measured
-            if self._staged is not None and self.confinement["write_staging"].startswith(
-                "active"
-            ):
+            if self._staged is not None and self.confinement["write_staging"].startswith("active"):
                 try:
                     self._staged.attach(worker.pid)
                 except OSError as exc:

@@ -73,6 +73,18 @@ def _settled(
     return True
 
 
+def _check_size(name: str, result: Any, max_result_bytes: int) -> None:
+    try:
+        size = len(pydantic_core.to_json(result))
+    except pydantic_core.PydanticSerializationError:
+        # A lone surrogate: strict UTF-8 cannot carry it to the worker.
+        raise ValueError(
+            f"{name}() returned text that is not valid Unicode (a lone surrogate)"
+        ) from None
+    if size > max_result_bytes:
+        raise ValueError(f"{name}() returned {size} bytes of JSON; the limit is {max_result_bytes}")
+
+
 class ToolDefinitionError(ValueError):
     """A host callable cannot be offered as a tool; the message says why."""
 
@@ -186,16 +198,8 @@ class ToolSet:
             if fn is None:
                 raise NameError(f"no tool named {name!r}")
             if self._gate is not None:
-                if loop is None:
-                    raise RuntimeError("a tool gate needs an event loop")
-                decision = asyncio.run_coroutine_threadsafe(self._gate(name, arguments), loop)
-                if not _settled(decision, None, abort):
-                    decision.cancel()  # the run was cancelled while a person decided
-                    raise _ToolFailed("CancelledError", f"{name}(): the run was cancelled")
-                refusal = decision.result()
+                self._ask_gate(name, arguments, loop, abort)
                 started = time.perf_counter()
-                if refusal is not None:
-                    raise PermissionError(f"{name}() was not approved: {refusal}")
             try:
                 value = self._call(name, fn, args, kwargs, timeout_s, threads, loop, abort)
                 result = pydantic_core.to_jsonable_python(value)
@@ -209,17 +213,7 @@ class ToolSet:
                 # SystemExit, KeyboardInterrupt, GeneratorExit... raised by the tool are
                 # the tool's failure, not a reason for the host to stop.
                 raise _ToolFailed(type(exc).__name__, _describe(exc)) from None
-            try:
-                size = len(pydantic_core.to_json(result))
-            except pydantic_core.PydanticSerializationError:
-                # A lone surrogate: strict UTF-8 cannot carry it to the worker.
-                raise ValueError(
-                    f"{name}() returned text that is not valid Unicode (a lone surrogate)"
-                ) from None
-            if size > max_result_bytes:
-                raise ValueError(
-                    f"{name}() returned {size} bytes of JSON; the limit is {max_result_bytes}"
-                )
+            _check_size(name, result, max_result_bytes)
         except pydantic.ValidationError as exc:
             return self._failure(
                 name, arguments, started, entered, "TypeError", _describe_validation(name, exc)
@@ -239,6 +233,25 @@ class ToolSet:
         )
         reply = {"op": "result", "ok": True, "value": result}
         return ToolOutcome(reply, record, time.perf_counter() - entered)
+
+    def _ask_gate(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        loop: asyncio.AbstractEventLoop | None,
+        abort: threading.Event | None,
+    ) -> None:
+        """Raise unless the gate lets the call proceed."""
+        assert self._gate is not None
+        if loop is None:
+            raise RuntimeError("a tool gate needs an event loop")
+        decision = asyncio.run_coroutine_threadsafe(self._gate(name, arguments), loop)
+        if not _settled(decision, None, abort):
+            decision.cancel()  # the run was cancelled while a person decided
+            raise _ToolFailed("CancelledError", f"{name}(): the run was cancelled")
+        refusal = decision.result()
+        if refusal is not None:
+            raise PermissionError(f"{name}() was not approved: {refusal}")
 
     def _call(
         self,
