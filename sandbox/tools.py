@@ -73,6 +73,17 @@ def _settled(
     return True
 
 
+async def _contained(call: Coroutine[Any, Any, Any]) -> Any:
+    """Await an async tool; its SystemExit or KeyboardInterrupt would otherwise escape the
+    event loop and stop it (and with it every async tool of the sandbox)."""
+    try:
+        return await call
+    except (Exception, asyncio.CancelledError):
+        raise
+    except BaseException as exc:
+        raise _ToolFailed(type(exc).__name__, _describe(exc)) from None
+
+
 def _check_size(name: str, result: Any, max_result_bytes: int) -> None:
     try:
         size = len(pydantic_core.to_json(result))
@@ -268,7 +279,7 @@ class ToolSet:
             if loop is None:
                 raise RuntimeError("async tools need an event loop")
             future: concurrent.futures.Future[Any] = asyncio.run_coroutine_threadsafe(
-                fn(*args, **kwargs), loop
+                _contained(fn(*args, **kwargs)), loop
             )
         elif timeout_s is None:
             # Nothing to time out: call it here and spare the thread hop (about 0.1 ms

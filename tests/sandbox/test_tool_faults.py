@@ -42,6 +42,14 @@ def unprintable() -> None:
     raise Unprintable
 
 
+async def async_exits() -> None:
+    raise SystemExit(2)
+
+
+async def async_interrupts() -> None:
+    raise KeyboardInterrupt
+
+
 def hangs() -> str:
     RELEASE.wait()  # never set while the test runs: a tool that hangs
     return "late"
@@ -58,6 +66,8 @@ TOOLS = {
     "unprintable": unprintable,
     "hangs": hangs,
     "quick": quick,
+    "async_exits": async_exits,
+    "async_interrupts": async_interrupts,
 }
 
 
@@ -81,6 +91,8 @@ def sb() -> Iterator[Sandbox]:
         ("interrupts", "KeyboardInterrupt"),
         ("generator_exit", "GeneratorExit"),
         ("unprintable", "Unprintable"),
+        ("async_exits", "SystemExit"),
+        ("async_interrupts", "KeyboardInterrupt"),
     ],
 )
 def test_base_exceptions_and_broken_messages_are_script_errors(
@@ -92,8 +104,10 @@ def test_base_exceptions_and_broken_messages_are_script_errors(
         assert isinstance(ex.output, FinalResult), ex
         assert kind in ex.output.value
         assert ex.tool_calls[0].error is not None and ex.tool_calls[0].error.startswith(kind)
-        # The worker got its reply and keeps its variables.
+        # The worker got its reply and keeps its variables; the event loop async tools run
+        # on is still there.
         assert s.run("final_result(x + 1)").output == FinalResult(value=42)
+        assert s.run("async_exits()").tool_calls[0].error == "SystemExit: 2"
 
 
 def test_a_hung_tool_costs_its_own_calls_only(sb: Sandbox) -> None:
