@@ -74,8 +74,8 @@ def _settled(
 
 
 async def _contained(call: Coroutine[Any, Any, Any]) -> Any:
-    """Await an async tool; its SystemExit or KeyboardInterrupt would otherwise escape the
-    event loop and stop it (and with it every async tool of the sandbox)."""
+    """Await an async tool (or the gate); its SystemExit or KeyboardInterrupt would
+    otherwise escape the event loop and stop it (and every async tool with it)."""
     try:
         return await call
     except (Exception, asyncio.CancelledError):
@@ -256,7 +256,8 @@ class ToolSet:
         assert self._gate is not None
         if loop is None:
             raise RuntimeError("a tool gate needs an event loop")
-        decision = asyncio.run_coroutine_threadsafe(self._gate(name, arguments), loop)
+        gate = _contained(self._gate(name, arguments))
+        decision = asyncio.run_coroutine_threadsafe(gate, loop)
         if not _settled(decision, None, abort):
             decision.cancel()  # the run was cancelled while a person decided
             raise _ToolFailed("CancelledError", f"{name}(): the run was cancelled")
