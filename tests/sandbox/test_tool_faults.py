@@ -157,3 +157,21 @@ def test_a_hung_tool_never_blocks_interpreter_exit() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "runtime_error"
+
+
+def test_a_gate_raising_keyboard_interrupt_is_the_call_failing(sb: Sandbox) -> None:
+    asked: list[str] = []
+
+    async def gate(name: str, arguments: dict[str, object]) -> str | None:
+        asked.append(name)
+        if len(asked) == 1:
+            raise KeyboardInterrupt
+        return None
+
+    with sb.session(tools=TOOLS, gate=gate) as s:
+        ex = s.run("quick()")
+        assert ex.error_code == "runtime_error"
+        assert "KeyboardInterrupt" in ex.output.message  # type: ignore[union-attr]
+        # The loop the gate runs on survived: the next call is asked and proceeds.
+        assert s.run("final_result(quick())").output == FinalResult(value="quick")
+    assert asked == ["quick", "quick"]
