@@ -23,7 +23,7 @@ from .output import Error, ScriptOutput
 from .process import SandboxError, WorkerHandle
 from .staged_writes import StagedWrites
 from .tools import ToolSet
-from .wire import ChannelClosed, FrameTooLarge, check_text, encode, encode_run
+from .wire import ChannelClosed, FrameTooLarge, check_text, encode, encode_run, send_by
 
 if TYPE_CHECKING:
     from .admission import Admission
@@ -200,7 +200,8 @@ class Session:
         try:
             if self._pause_between_runs:
                 worker.resume()
-            worker.sock.sendall(encode_run(source, self._seq))
+            if not send_by(worker.sock, encode_run(source, self._seq), deadline):
+                return self._killed(worker, ErrorCode.TIMEOUT, started, records, tool_time)
             while True:
                 frame = worker.reader.next_frame()
                 if frame is None:
@@ -237,7 +238,8 @@ class Session:
                     # Time spent in host tools does not count against the script.
                     tool_time += outcome.elapsed_s
                     deadline += outcome.elapsed_s
-                    worker.sock.sendall(encode(outcome.reply))
+                    if not send_by(worker.sock, encode(outcome.reply), deadline):
+                        return self._killed(worker, ErrorCode.TIMEOUT, started, records, tool_time)
                 elif message.op == "crash":
                     raise ValueError(f"worker error: {message.message}")
                 elif message.op == "done":

@@ -175,3 +175,36 @@ def test_a_gate_raising_keyboard_interrupt_is_the_call_failing(sb: Sandbox) -> N
         # The loop the gate runs on survived: the next call is asked and proceeds.
         assert s.run("final_result(quick())").output == FinalResult(value="quick")
     assert asked == ["quick", "quick"]
+
+
+def big() -> str:
+    return "x" * 900_000
+
+
+FLOOD = """
+import json, os, socket, struct, time
+for fd in range(3, 32):
+    try:
+        socket.socket(fileno=fd).detach()
+        break
+    except OSError:
+        pass
+frame = json.dumps({"op": "call", "name": "big", "args": [], "keywords": {}}).encode()
+for _ in range(20):
+    os.write(fd, struct.pack(">I", len(frame)) + frame)  # and never read the replies
+time.sleep(100)
+"""
+
+
+@pytest.mark.timeout(60)
+def test_a_worker_that_stops_reading_cannot_block_the_host_past_the_wall_limit() -> None:
+    # Plain Python owns its end of the channel: it asks for big results and reads none.
+    policy = (
+        SandboxPolicy.preset("default")
+        .with_layers(language=False)
+        .with_limits(wall_s=3, tool_calls=100)
+    )
+    with Sandbox(policy, spares=0) as sb, sb.session(tools={"big": big}) as s:
+        ex = s.run(FLOOD)
+        assert ex.error_code == "timeout"
+        assert s.run("final_result(1)").output == FinalResult(value=1)
