@@ -179,6 +179,7 @@ class Sandbox:
         gate: ToolGate | None = None,
         tool_timeouts: Mapping[str, float | None] | None = None,
         loop: asyncio.AbstractEventLoop | None = None,
+        cancel: threading.Event | None = None,
     ) -> Session:
         """A new session in a fresh worker, with ``tools`` callable from its scripts.
 
@@ -186,14 +187,14 @@ class Sandbox:
         with that reason); ``tool_timeouts`` overrides the policy's per-call timeout for
         some tools (None = no timeout). Async tools and the gate run on ``loop``, or on
         a loop the sandbox keeps in a background thread. Waits for an admission slot
-        (see the class docstring).
+        (see the class docstring); setting ``cancel`` abandons that wait.
         """
         self.start()
         toolset = ToolSet(tools, gate=gate, timeouts=tool_timeouts)
         admission = self._admission
         if admission is None:
             raise SandboxError("the sandbox is closed")
-        admission.enter()
+        admission.enter(cancel)
         try:
             session = Session(self, toolset, loop)
         except BaseException:
