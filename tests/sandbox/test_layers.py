@@ -33,6 +33,7 @@ def test_every_run_records_its_confinement() -> None:
         "syscall_filter",
         "filesystem",
         *namespaces.MECHANISMS,
+        "cgroup",
     }
     for state in ex.confinement.values():
         assert state.startswith(("active", "degraded: "))
