@@ -42,7 +42,10 @@ the script could override (a ``str`` subclass answers ``in``, ``startswith`` or
   real classes (stand-ins refused);
 - ``dataclass`` field names and the functional ``Enum``'s member names:
   ``type(name) is str`` before ``isidentifier()``;
-- ``print``'s ``sep`` and ``end``: copied into exact ``str`` before they are used.
+- ``print``'s ``sep`` and ``end``: copied into exact ``str`` before they are used;
+- private members: decided from the object's real class and class dictionaries, with
+  an index of library-defined names built once per script class; no method of the
+  object runs.
 
 The worker imports this module, so it depends on the standard library and
 RestrictedPython only.
