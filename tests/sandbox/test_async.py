@@ -67,18 +67,18 @@ def test_a_close_during_a_start_in_another_thread_stops_what_it_started(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # What a cancelled ``await sandbox.start()`` leaves: the start goes on in its thread.
-    from sandbox import host, process
+    from sandbox import host, process, supervisor
     from sandbox.host import open_sandboxes
 
     starting = threading.Event()
 
     class SlowZygote(process.Zygote):
-        def __init__(self, config: dict[str, Any]) -> None:
+        def __init__(self, config: dict[str, Any], **options: Any) -> None:
             starting.set()
             time.sleep(0.3)
-            super().__init__(config)
+            super().__init__(config, **options)
 
-    monkeypatch.setattr(host, "Zygote", SlowZygote)
+    monkeypatch.setattr(supervisor, "Zygote", SlowZygote)
     sandbox = host.Sandbox(SandboxPolicy.preset("default"), spares=1)
     thread = threading.Thread(target=sandbox.start)
     thread.start()
