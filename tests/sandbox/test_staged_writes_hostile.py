@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -175,3 +176,144 @@ def test_entries_the_host_refuses_do_not_count_against_the_budget(out: Path, out
         assert ex.error_code == ErrorCode.OUTPUT_LIMIT
     assert host_bytes(out) == 900_000
     assert outside_state(outside) == {"victim.txt": "must survive"}
+
+
+def test_links_and_special_files_never_reach_the_host(
+    sandbox: Sandbox, out: Path, outside: Path
+) -> None:
+    # Landlock refuses to make them in the copy; were one made (test_staged_apply), the
+    # host would refuse it. The link copied from the host is left as it is, unreported.
+    with sandbox.session() as session:
+        ex = session.run(
+            "import os\n"
+            f"for make in (lambda: os.symlink({str(outside)!r}, {str(out / 'new-link')!r}),\n"
+            f"             lambda: os.mkfifo({str(out / 'pipe')!r})):\n"
+            "    try:\n        make()\n    except OSError:\n        pass\n"
+            f"open({str(out / 'plain.txt')!r}, 'w').write('plain')"
+        )
+        assert ex.ok, ex.output
+        assert "not applied" not in ex.stdout
+    assert sorted(p.name for p in out.iterdir()) == ["link", "plain.txt"]
+    assert (out / "link").is_symlink()
+    assert outside_state(outside) == {"victim.txt": "must survive"}
+
+
+def test_hard_links_in_the_copy_reach_the_host_as_separate_files(
+    sandbox: Sandbox, out: Path
+) -> None:
+    first = out / "a.txt"
+    with sandbox.session() as session:
+        ex = session.run(
+            f"import os\nopen({str(first)!r}, 'w').write('shared')\n"
+            f"os.link({str(first)!r}, {str(out / 'b.txt')!r})\n"
+            f"os.link({str(first)!r}, {str(out / 'c.txt')!r})"
+        )
+        assert ex.ok, ex.output
+    inodes = {os.stat(out / n).st_ino for n in ("a.txt", "b.txt", "c.txt")}
+    assert len(inodes) == 3
+    assert all(os.stat(out / n).st_nlink == 1 for n in ("a.txt", "b.txt", "c.txt"))
+    assert (out / "c.txt").read_text() == "shared"
+
+
+def test_hard_links_count_once_per_path(tmp_path: Path) -> None:
+    out = tmp_path / "links"
+    out.mkdir()
+    with staged(out, 100_000) as sandbox, sandbox.session() as session:
+        ex = session.run(
+            f"import os\nos.chdir({str(out)!r})\nopen('big', 'w').write('x' * 40_000)\n"
+            "for n in range(3):\n    os.link('big', f'link-{n}')"
+        )
+        assert ex.error_code == ErrorCode.OUTPUT_LIMIT
+    assert list(out.iterdir()) == []
+
+
+def test_a_file_hard_linked_outside_on_the_host_is_not_written_through(
+    sandbox: Sandbox, out: Path, outside: Path
+) -> None:
+    os.link(outside / "victim.txt", out / "shared.txt")
+    with sandbox.session() as session:
+        ex = session.run(f"open({str(out / 'shared.txt')!r}, 'w').write('overwritten')")
+    assert "/out: writing shared.txt: a file with other hard links on the host" in ex.stdout
+    assert outside_state(outside) == {"victim.txt": "must survive"}
+
+
+def test_a_sparse_file_is_charged_its_length(sandbox: Sandbox, out: Path) -> None:
+    with sandbox.session() as session:
+        ex = session.run(
+            f"import os\nos.chdir({str(out)!r})\n"
+            "for name in ('one', 'two'):\n"
+            "    fd = os.open(name, os.O_WRONLY | os.O_CREAT)\n"
+            "    os.lseek(fd, 39_000, os.SEEK_SET)\n    os.write(fd, b'end')\n    os.close(fd)"
+        )
+        assert ex.error_code == ErrorCode.OUTPUT_LIMIT
+    assert sorted(p.name for p in out.iterdir()) == ["link"]
+
+
+def test_names_are_applied_byte_for_byte(sandbox: Sandbox, out: Path) -> None:
+    with sandbox.session() as session:
+        ex = session.run(
+            f"import os\nbase = {str(out).encode()!r}\n"
+            "for name in (b'new\\nline', b'\\xff\\xfe', b'-rf', b' '):\n"
+            "    with open(base + b'/' + name, 'wb') as f:\n        f.write(name)"
+        )
+        assert ex.ok, ex.output
+    names = {os.fsencode(p.name) for p in out.iterdir()}
+    assert names == {b"link", b"new\nline", b"\xff\xfe", b"-rf", b" "}
+    assert (out / os.fsdecode(b"\xff\xfe")).read_bytes() == b"\xff\xfe"
+
+
+def _cpu_ticks(pid: int) -> int:
+    with open(f"/proc/{pid}/stat", "rb") as file:
+        fields = file.read().rsplit(b")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
+def test_a_script_racing_the_end_of_its_run_is_stopped_and_leads_nowhere(
+    sandbox: Sandbox, out: Path, outside: Path
+) -> None:
+    # The script tells the host it is done (a forged frame on the channel) and goes on
+    # reshaping its copy, so the host's walk would race it were the worker not stopped.
+    b = str(out)
+    script = (
+        "import json, os, stat\n"
+        "for seq in (1,):\n"
+        "    frame = json.dumps({'op': 'done', 'seq': seq, 'output': "
+        "{'type': 'final_result', 'value': 'forged'}}).encode()\n"
+        "    for fd in range(3, 64):\n"
+        "        try:\n"
+        "            if stat.S_ISSOCK(os.fstat(fd).st_mode):\n"
+        "                os.write(fd, len(frame).to_bytes(4, 'big') + frame)\n"
+        "        except OSError:\n"
+        "            pass\n"
+        f"b = {b!r}\nos.unlink(b + '/link')\n"
+        "while True:\n"
+        "    try:\n"
+        "        os.mkdir(b + '/link')\n"
+        "        open(b + '/link/victim.txt', 'w').write('decoy')\n"
+        "        os.unlink(b + '/link/victim.txt')\n"
+        "        os.rmdir(b + '/link')\n"
+        "        os.mkdir(b + '/d')\n"
+        "        open(b + '/d/f', 'w').write('x')\n"
+        "        os.rename(b + '/d', b + '/e')\n"
+        "        os.unlink(b + '/e/f')\n"
+        "        os.rmdir(b + '/e')\n"
+        "    except OSError:\n"
+        "        pass\n"
+    )
+    with sandbox.session() as session:
+        ex = session.run(script)
+        assert ex.output == FinalResult(value="forged")
+        pid = session.pid
+        assert pid is not None
+        ticks = _cpu_ticks(pid)
+        time.sleep(0.3)
+        assert _cpu_ticks(pid) == ticks  # stopped while the host applied, and after
+        # The next run is never read by the looping script: killed at the wall clock,
+        # and what the copy holds is applied once the worker is gone.
+        late = session.run("final_result('unreachable')")
+        assert late.error_code == ErrorCode.TIMEOUT
+    assert outside_state(outside) == {"victim.txt": "must survive"}
+    assert (out / "link").is_symlink()
+    for path in out.rglob("*"):
+        assert path == out / "link" or not path.is_symlink(), path
+        assert path.relative_to(out).parts[0] in ("link", "d", "e"), path
