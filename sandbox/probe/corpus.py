@@ -43,6 +43,7 @@ CATEGORIES = (
     "recursion",
     "sleep",
     "channel",
+    "os",
 )
 _REQUIRED = ("id", "category", "technique", "success", "expected")
 

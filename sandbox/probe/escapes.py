@@ -36,6 +36,7 @@ EXCLUSIVE = frozenset(
         "output-flood",
         "exception-flood",
         "channel",
+        "os",
     }
 )
 FOLLOW_UP = 'final_result("probe-ok")'
