@@ -17,7 +17,7 @@ from .dirfd import BENEATH, DIR_FLAGS, Walk
 #: Directory entries scanned per mount and check, so a huge tree cannot stall the host.
 MAX_ENTRIES = 100_000
 #: Directory levels measured (a descriptor is held per level).
-MAX_DEPTH = 256
+MAX_DEPTH = 128
 
 
 def tree_size(root: str | int) -> int:

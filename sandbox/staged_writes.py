@@ -133,10 +133,12 @@ class _StagedMount:
             if entry.kind not in (FILE, DIRECTORY)
         ]
         self._refused = []
+        reported = {p: stamp for p, stamp in self.reported.items() if p in now}
         for parts, entry, why in [*refused, *steps.refused]:
-            if self.reported.get(parts) != entry.stamp:
-                self.reported[parts] = entry.stamp
+            if reported.get(parts) != entry.stamp:
+                reported[parts] = entry.stamp
                 self._refused.append((parts, why))
+        self.reported = reported
         self._host_bytes = tree_size(self.host)
         grown = self._host_bytes - self.start_bytes + steps.delta
         if grown <= self.max_bytes:

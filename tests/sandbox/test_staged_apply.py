@@ -5,6 +5,7 @@ real process that is never stopped) and the "real" directory the host writes."""
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import stat
 import subprocess
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from sandbox import dirfd
-from sandbox.staged_writes import _StagedMount
+from sandbox.staged_writes import _StagedMount, _task_states, wait_still
 
 LONG = "n" * 250
 
@@ -258,3 +259,32 @@ def test_dirfd_refuses_what_is_not_one_plain_name(tmp_path: Path) -> None:
             os.close(dirfd.open_dir(root, "proc", dirfd.SAME_MOUNT))  # another filesystem
     finally:
         os.close(root)
+
+
+_SPIN = """
+import threading
+def spin():
+    while True:
+        pass
+threading.Thread(target=spin).start()
+spin()
+"""
+
+
+def test_the_host_waits_until_every_thread_is_stopped_or_gone() -> None:
+    busy = subprocess.Popen([sys.executable, "-c", _SPIN])
+    pidfd = os.pidfd_open(busy.pid)
+    try:
+        time.sleep(0.2)  # both threads running
+        assert not wait_still(busy.pid, pidfd, timeout=0.2)
+        os.kill(busy.pid, signal.SIGSTOP)
+        assert wait_still(busy.pid, pidfd, timeout=5)
+        assert all(state == "T" for state in _task_states(busy.pid) or [])
+        os.kill(busy.pid, signal.SIGCONT)
+        assert not wait_still(busy.pid, pidfd, timeout=0.2)
+        busy.kill()
+        assert wait_still(busy.pid, pidfd, timeout=5)
+    finally:
+        busy.kill()
+        busy.wait()
+        os.close(pidfd)
