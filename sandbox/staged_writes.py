@@ -60,6 +60,13 @@ def _task_states(pid: int) -> list[str] | None:
     return states
 
 
+def _readable(fd: int) -> bool:
+    # poll, not select: a busy host's descriptors may lie beyond select's 1024.
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    return bool(poller.poll(0))
+
+
 def wait_still(pid: int, pidfd: int | None, timeout: float = STILL_TIMEOUT_S) -> bool:
     """True once no thread of ``pid`` can run: each is stopped, or the process exited.
 
@@ -69,7 +76,7 @@ def wait_still(pid: int, pidfd: int | None, timeout: float = STILL_TIMEOUT_S) ->
     deadline = time.monotonic() + timeout
     pause = 0.0005
     while True:
-        if pidfd is not None and select.select([pidfd], [], [], 0)[0]:
+        if pidfd is not None and _readable(pidfd):
             return True  # exited: the pid cannot have been reused while the pidfd is open
         states = _task_states(pid)
         if states is None or all(state in "TtZX" for state in states):
@@ -210,7 +217,7 @@ class StagedWrites:
         return None
 
     def _exited(self) -> bool:
-        return self._pidfd is not None and bool(select.select([self._pidfd], [], [], 0)[0])
+        return self._pidfd is not None and _readable(self._pidfd)
 
     def take_problems(self) -> list[str]:
         """What the last applications could not do (e.g. a host directory not writable)."""
