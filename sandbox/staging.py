@@ -19,6 +19,7 @@ from __future__ import annotations
 import ctypes
 import itertools
 import os
+import resource
 import stat
 import sys
 from collections.abc import Sequence
@@ -163,8 +164,12 @@ def tmpfs_bytes(source: _Source, mount: dict[str, Any]) -> int:
 
 def _address_space_bytes() -> int:
     """This process's address space now (what the worker needs before any script)."""
-    with open("/proc/self/statm") as statm:
-        return int(statm.read().split()[0]) * _PAGE
+    try:
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[0]) * _PAGE
+    except OSError:
+        # No /proc in a minimal root: the peak resident size is a lower bound.
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
 class Staged(NamedTuple):
