@@ -36,6 +36,7 @@ CATEGORIES = (
     "network",
     "filesystem",
     "symlink",
+    "os",
     "output-flood",
     "exception-flood",
     "cpu",
@@ -43,7 +44,6 @@ CATEGORIES = (
     "recursion",
     "sleep",
     "channel",
-    "os",
 )
 _REQUIRED = ("id", "category", "technique", "success", "expected")
 

@@ -33,10 +33,10 @@ EXCLUSIVE = frozenset(
         "processes",
         "signals-threads",
         "memory",
+        "os",
         "output-flood",
         "exception-flood",
         "channel",
-        "os",
     }
 )
 FOLLOW_UP = 'final_result("probe-ok")'
