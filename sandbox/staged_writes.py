@@ -74,7 +74,7 @@ def wait_still(pid: int, pidfd: int | None, timeout: float = STILL_TIMEOUT_S) ->
     little after the signal is sent), so the host waits for the kernel to say so.
     """
     deadline = time.monotonic() + timeout
-    pause = 0.0005
+    pause = 0.0002
     while True:
         if pidfd is not None and _readable(pidfd):
             return True  # exited: the pid cannot have been reused while the pidfd is open
