@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from sandbox import ErrorCode, FinalResult, Mount, Sandbox, SandboxPolicy
+from sandbox import ErrorCode, FinalResult, Mount, Sandbox, SandboxPolicy, Session
 
 MIB = 1024 * 1024
 
@@ -76,7 +76,8 @@ def _shmem() -> int:
 
 
 def _released(level: int, margin: int) -> bool:
-    deadline = time.monotonic() + 10
+    """True once Shmem is ``margin`` below ``level`` (within a few seconds)."""
+    deadline = time.monotonic() + 5
     while time.monotonic() < deadline:
         if _shmem() <= level - margin:
             return True
@@ -95,6 +96,7 @@ def _namespaces_alive(inode: int) -> list[str]:
     return holders
 
 
+SPIN = "\nwhile True:\n    pass"
 WRITE_40_MIB = (
     "import os\nfd = os.open({path!r}, os.O_WRONLY | os.O_CREAT)\n"
     "for _ in range(40):\n    os.write(fd, b'x' * (1 << 20))\nos.close(fd)"
@@ -108,25 +110,50 @@ def big(out: Path) -> Iterator[Sandbox]:
         yield sandbox
 
 
+def _frees_its_pages(write: Callable[[], None], release: Callable[[], None]) -> bool:
+    """True when what ``write`` puts in a copy leaves the machine's Shmem after
+    ``release``. Shmem is machine-wide, so an attempt disturbed by another process's
+    shared memory (the copy's 40 MiB not seen, or not seen going) is tried again."""
+    for _ in range(3):
+        before = _shmem()
+        write()
+        held = _shmem()
+        release()
+        if held - before >= 30 * MIB and _released(held, 30 * MIB):
+            return True
+    return False
+
+
 def test_no_tmpfs_page_outlives_the_session(big: Sandbox, out: Path) -> None:
-    baseline = _shmem()
-    with big.session() as session:
+    namespaces: list[int] = []
+    sessions: list[Session] = []
+
+    def write() -> None:
+        (out / "big.bin").unlink(missing_ok=True)
+        session = big.session()
+        sessions.append(session)
         assert session.pid is not None
-        namespace = os.stat(f"/proc/{session.pid}/ns/mnt").st_ino
+        namespaces.append(os.stat(f"/proc/{session.pid}/ns/mnt").st_ino)
         ex = session.run(WRITE_40_MIB.format(path=str(out / "big.bin")))
         assert ex.ok, ex.output
-        held = _shmem()  # the copy holds the 40 MiB while the session lives
-        assert held >= baseline + 30 * MIB
-    assert _released(held, 30 * MIB), "the copy's pages were not freed with the session"
-    assert _namespaces_alive(namespace) == []
+
+    assert _frees_its_pages(write, lambda: sessions[-1].close())
+    assert all(_namespaces_alive(inode) == [] for inode in namespaces)
     assert (out / "big.bin").stat().st_size == 40 * MIB
 
 
 def test_a_killed_worker_lets_its_copy_go_at_once(big: Sandbox, out: Path) -> None:
-    baseline = _shmem()
-    with big.session() as session:
-        ex = session.run(WRITE_40_MIB.format(path=str(out / "big.bin")) + "\nwhile True:\n    pass")
-        assert ex.error_code == ErrorCode.TIMEOUT
-        # Still inside the session: what the killed worker wrote is applied, then freed.
-        assert (out / "big.bin").stat().st_size == 40 * MIB
-        assert _released(baseline + 40 * MIB, 30 * MIB)
+    # The run writes 40 MiB, then is killed at the wall clock: what it wrote is applied
+    # and the copy freed before run() returns, while the session is still open (were
+    # it kept, Shmem would stay 40 MiB up until the session ends). Each attempt has a
+    # session of its own; another is made if other processes disturb the figure.
+    for _ in range(3):
+        (out / "big.bin").unlink(missing_ok=True)  # else the next worker's copy holds it
+        with big.session() as session:
+            before = _shmem()
+            ex = session.run(WRITE_40_MIB.format(path=str(out / "big.bin")) + SPIN)
+            assert ex.error_code == ErrorCode.TIMEOUT
+            assert (out / "big.bin").stat().st_size == 40 * MIB
+            if _released(before + 40 * MIB, 20 * MIB):
+                return
+    pytest.fail("the killed worker's copy stayed in memory while its session lived")
