@@ -32,6 +32,8 @@ from .staged_apply import DIRECTORY, FILE, Entry
 
 #: Directory levels below a mount that are applied to the host.
 MAX_DEPTH = 64
+#: Lines reported per mount and run about changes not applied (the rest are counted).
+MAX_PROBLEMS = 20
 #: How long the host waits for a worker to stop (or die) before it gives up applying.
 STILL_TIMEOUT_S = 5.0
 
@@ -168,6 +170,11 @@ class _StagedMount:
         problems += [f"writing {'/'.join(parts)}: {why}" for parts, why in self._refused]
         if left_out is not None:
             problems.append(f"{left_out}, and removals, were not applied")
+        if len(problems) > MAX_PROBLEMS:
+            # They go to the run's stdout: a copy of thousands of refused files must not
+            # make it unbounded.
+            more = len(problems) - MAX_PROBLEMS + 1
+            problems = [*problems[: MAX_PROBLEMS - 1], f"and {more} more changes"]
         return [f"{self.sandbox_path}: {p}" for p in problems]
 
 

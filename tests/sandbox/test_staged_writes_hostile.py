@@ -317,3 +317,18 @@ def test_a_script_racing_the_end_of_its_run_is_stopped_and_leads_nowhere(
     for path in out.rglob("*"):
         assert path == out / "link" or not path.is_symlink(), path
         assert path.relative_to(out).parts[0] in ("link", "d", "e"), path
+
+
+def test_thousands_of_refused_changes_are_reported_in_a_few_lines(
+    sandbox: Sandbox, out: Path
+) -> None:
+    link = str(out / "link")
+    with sandbox.session() as session:
+        ex = session.run(
+            f"import os\nos.unlink({link!r})\nos.mkdir({link!r})\n"
+            f"for n in range(2000):\n    open({link!r} + f'/f{{n}}', 'w').close()"
+        )
+        assert ex.ok, ex.output
+    lines = [line for line in ex.stdout.splitlines() if "not applied" in line]
+    assert len(lines) == 20
+    assert lines[-1] == "[sandbox] not applied to the host: /out: and 1982 more changes"
