@@ -44,8 +44,16 @@ def entry_of(info: os.stat_result, root_device: int) -> Entry:
     return Entry(kind, size, stat.S_IMODE(info.st_mode), stamp)
 
 
-def _name(parts: Parts) -> str:
-    return "/".join(parts)
+#: Characters of a path shown in a report (a script's paths may be 16 kB long).
+SHOWN_PATH = 160
+
+
+def shown(parts: Parts) -> str:
+    """``parts`` as a path for a report, its middle elided when it is long."""
+    path = "/".join(parts)
+    if len(path) <= SHOWN_PATH:
+        return path
+    return f"{path[: SHOWN_PATH // 2 - 2]}/…/{path[-(SHOWN_PATH // 2 - 2) :]}"
 
 
 @dataclass
@@ -125,7 +133,7 @@ def _refusal(
     """Why ``entry`` cannot be applied at ``parts`` on the host, or None."""
     for depth in range(1, len(parts)):
         if parts[:depth] in blocked:
-            return f"{_name(parts[:depth])} was not applied"
+            return f"{shown(parts[:depth])} was not applied"
     if parts[:-1] in created or parts in gone:
         return None  # made (or emptied) by this very run
     try:
@@ -159,7 +167,7 @@ def apply(
             try:
                 room += _remove(host, parts, record[parts])
             except OSError as exc:
-                problems.append(f"removing {_name(parts)}: {exc.strerror or exc}")
+                problems.append(f"removing {shown(parts)}: {exc.strerror or exc}")
                 continue
             del record[parts]
         for parts, entry in steps.writes:
@@ -170,10 +178,10 @@ def apply(
                     room -= _write(host.parent(parts), parts[-1], copy, parts, entry, room)
             except _PartlyWritten as exc:
                 room -= exc.gained
-                problems.append(f"writing {_name(parts)}: {exc.strerror or exc}")
+                problems.append(f"writing {shown(parts)}: {exc.strerror or exc}")
                 continue
             except OSError as exc:
-                problems.append(f"writing {_name(parts)}: {exc.strerror or exc}")
+                problems.append(f"writing {shown(parts)}: {exc.strerror or exc}")
                 continue
             record[parts] = entry
     finally:

@@ -167,7 +167,7 @@ class _StagedMount:
         assert self.copy is not None and self.host is not None
         room = self.max_bytes - (self._host_bytes - self.start_bytes)
         problems = staged_apply.apply(steps, self.record, self.copy, self.host, room)
-        problems += [f"writing {'/'.join(parts)}: {why}" for parts, why in self._refused]
+        problems += [f"writing {staged_apply.shown(parts)}: {why}" for parts, why in self._refused]
         if left_out is not None:
             problems.append(f"{left_out}, and removals, were not applied")
         if len(problems) > MAX_PROBLEMS:

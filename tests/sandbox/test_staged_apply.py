@@ -288,3 +288,14 @@ def test_the_host_waits_until_every_thread_is_stopped_or_gone() -> None:
         busy.kill()
         busy.wait()
         os.close(pidfd)
+
+
+def test_reports_elide_the_middle_of_long_paths(harness: Harness, dirs: tuple) -> None:
+    copy, real, outside = dirs
+    (real / "d").symlink_to(outside)
+    deep = copy.joinpath("d", *["p" * 200] * 5)
+    deep.mkdir(parents=True)
+    (deep / "f").write_text("x")
+    problems = harness.cycle()
+    assert problems and all(len(p) < 300 for p in problems)
+    assert any(p.startswith("/out: writing d/ppp") and "/…/" in p for p in problems)
