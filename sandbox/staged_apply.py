@@ -18,7 +18,7 @@ import os
 import stat
 from dataclasses import dataclass, field
 
-from .dirfd import SAME_MOUNT, Cursor, Parts, kind_of, lstat_at, open_at
+from .dirfd import SAME_MOUNT, Cursor, Parts, kind_of, lstat_at, open_at, open_dir
 
 FILE, DIRECTORY = "file", "directory"
 _CHUNK = 1 << 20
@@ -171,11 +171,15 @@ def apply(
                 continue
             del record[parts]
         for parts, entry in steps.writes:
+            was = record.get(parts)
+            # A mode the script changed (not one the host's user changed meanwhile).
+            mode = entry.mode if was is not None and was.mode != entry.mode else None
             try:
                 if entry.kind == DIRECTORY:
-                    _make_directory(host.parent(parts), parts[-1], entry.mode)
+                    _make_directory(host.parent(parts), parts[-1], entry.mode, mode)
                 else:
-                    room -= _write(host.parent(parts), parts[-1], copy, parts, entry, room)
+                    parent = host.parent(parts)
+                    room -= _write(parent, parts[-1], copy, parts, entry, room, mode)
             except _PartlyWritten as exc:
                 room -= exc.gained
                 problems.append(f"writing {shown(parts)}: {exc.strerror or exc}")
@@ -214,7 +218,7 @@ def _remove(host: Cursor, parts: Parts, was: Entry) -> int:
     return info.st_size
 
 
-def _make_directory(parent: int, name: str, mode: int) -> None:
+def _make_directory(parent: int, name: str, mode: int, changed: int | None) -> None:
     try:
         os.mkdir(name, (mode & 0o777) | 0o700, dir_fd=parent)
     except FileExistsError:
@@ -222,10 +226,19 @@ def _make_directory(parent: int, name: str, mode: int) -> None:
         if info is None or not stat.S_ISDIR(info.st_mode):
             kind = kind_of(info.st_mode) if info is not None else "vanished entry"
             raise OSError(errno.EEXIST, f"a {kind} on the host") from None
+        if changed is not None:
+            fd = open_dir(parent, name)
+            try:
+                os.fchmod(fd, (changed & 0o777) | 0o700)
+            finally:
+                os.close(fd)
 
 
-def _write(parent: int, name: str, copy: Cursor, parts: Parts, entry: Entry, room: int) -> int:
-    """Copy the file's bytes from the copy into the host; returns the bytes gained."""
+def _write(
+    parent: int, name: str, copy: Cursor, parts: Parts, entry: Entry, room: int, mode: int | None
+) -> int:
+    """Copy the file's bytes from the copy into the host (and its mode, when ``mode``
+    says the script changed it); returns the bytes gained."""
     flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY
     source = open_at(copy.parent(parts), parts[-1], flags, resolve=SAME_MOUNT)
     try:
@@ -242,6 +255,9 @@ def _write(parent: int, name: str, copy: Cursor, parts: Parts, entry: Entry, roo
         target = open_at(parent, name, flags, (entry.mode & 0o777) | 0o600)
         try:
             _check_target(target, before)
+            if mode is not None:
+                # Never setuid, setgid or sticky; the host keeps reading and writing it.
+                os.fchmod(target, (mode & 0o777) | 0o600)
             try:
                 _copy(source, target, entry.size)
             except OSError as exc:

@@ -299,3 +299,24 @@ def test_reports_elide_the_middle_of_long_paths(harness: Harness, dirs: tuple) -
     problems = harness.cycle()
     assert problems and all(len(p) < 300 for p in problems)
     assert any(p.startswith("/out: writing d/ppp") and "/…/" in p for p in problems)
+
+
+def test_a_mode_the_script_changed_is_applied_without_special_bits(
+    harness: Harness, dirs: tuple
+) -> None:
+    copy, real, _ = dirs
+    (copy / "run.sh").write_text("#!/bin/sh\n")
+    (copy / "sub").mkdir()
+    os.chmod(copy / "run.sh", 0o644)
+    harness.cycle()
+    os.chmod(copy / "run.sh", 0o4755)
+    os.chmod(copy / "sub", 0o750)
+    assert harness.cycle() == []
+    assert stat.S_IMODE(os.stat(real / "run.sh").st_mode) == 0o755
+    assert stat.S_IMODE(os.stat(real / "sub").st_mode) == 0o750
+    # A mode the host's user set meanwhile stays when only the content changes.
+    os.chmod(real / "run.sh", 0o700)
+    (copy / "run.sh").write_text("#!/bin/sh\necho new\n")
+    assert harness.cycle() == []
+    assert stat.S_IMODE(os.stat(real / "run.sh").st_mode) == 0o700
+    assert (real / "run.sh").read_text().endswith("echo new\n")
