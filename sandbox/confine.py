@@ -24,12 +24,15 @@ from . import landlock, namespaces, privileges, staging
 from .seccomp import die_with_parent, install_syscall_filter
 
 
-def apply_rlimits(limits: dict[str, Any], *, max_file_bytes: int = 0) -> None:
+def apply_rlimits(
+    limits: dict[str, Any], *, max_file_bytes: int = 0, reserved_bytes: int = 0
+) -> None:
     """Resource limits for this process; raises if one cannot be set.
 
-    ``max_file_bytes`` is the largest file a script may write (0: none at all).
+    ``max_file_bytes`` is the largest file a script may write (0: none at all);
+    ``reserved_bytes`` of the memory limit are held by the staged copies' tmpfs.
     """
-    memory = int(limits["memory_mb"]) * 1024 * 1024
+    memory = int(limits["memory_mb"]) * 1024 * 1024 - reserved_bytes
     session_cpu = int(limits["session_cpu_s"])
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # oversize writes fail with EFBIG instead
     settings = [
@@ -115,10 +118,12 @@ def confine(
         report.update(namespaces.off())
         report["environment"] = report["descriptors"] = "off"
     report["process_group"] = "active"
+    reserved = 0
     if os_layer and stage_writes:
         try:
             entered = namespaces.in_own_mount_namespace(report)
-            report["write_staging"] = staging.stage(mounts, entered=entered)
+            memory = int(limits["memory_mb"]) * 1024 * 1024
+            report["write_staging"], reserved = staging.stage(mounts, memory, entered=entered)
         except OSError as exc:
             report["write_staging"] = (
                 f"degraded: {exc}; a mount's total is checked only after each run"
@@ -126,7 +131,8 @@ def confine(
     report["privileges"] = _drop_privileges() if os_layer else "off"
     writable = [m for m in mounts if m["mode"] == "rw"]
     try:
-        apply_rlimits(limits, max_file_bytes=max((m["max_bytes"] for m in writable), default=0))
+        largest = max((m["max_bytes"] for m in writable), default=0)
+        apply_rlimits(limits, max_file_bytes=largest, reserved_bytes=reserved)
         report["rlimits"] = "active"
     except (OSError, ValueError) as exc:
         report["rlimits"] = f"degraded: {exc}"

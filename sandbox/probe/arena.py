@@ -15,6 +15,7 @@ import os
 import re
 import secrets
 import shutil
+import stat
 import tempfile
 import threading
 from pathlib import Path
@@ -83,12 +84,12 @@ _BLOCKS = {"PAYLOAD_OS": PAYLOAD_OS, "PAYLOAD_BUILTINS": PAYLOAD_BUILTINS}
 def _tree(root: Path) -> dict[str, tuple[int, int, str]]:
     """Every entry under ``root`` (symlinks not followed): size, mtime, link target."""
     found: dict[str, tuple[int, int, str]] = {}
-    for dirpath, dirnames, filenames in os.walk(root):
+    # Through directory descriptors: a case may build paths longer than PATH_MAX.
+    for dirpath, dirnames, filenames, dir_fd in os.fwalk(root):
         for name in [*dirnames, *filenames]:
-            path = Path(dirpath) / name
-            st = path.lstat()
-            target = os.readlink(path) if path.is_symlink() else ""
-            found[str(path)] = (st.st_size, st.st_mtime_ns, target)
+            st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+            target = os.readlink(name, dir_fd=dir_fd) if stat.S_ISLNK(st.st_mode) else ""
+            found[os.path.join(dirpath, name)] = (st.st_size, st.st_mtime_ns, target)
     return found
 
 
