@@ -22,6 +22,7 @@ from codeact import (
 )
 from codeact.models import FunctionModel, LlmUsage, ScriptedModel
 from codeact.models.testing import CallInfo
+from sandbox import SandboxPolicy
 
 
 def lookup(item: str) -> float:
@@ -187,7 +188,13 @@ def test_each_run_gets_a_fresh_session() -> None:
 
 @pytest.mark.timeout(30)
 def test_cancellation_ends_the_run_and_kills_the_worker() -> None:
-    agent = Agent("a", ScriptedModel([py("import time\ntime.sleep(20)")]))
+    # The wall limit is far beyond the test's timeout: only the cancellation can end
+    # the script, however slowly a loaded machine starts the sandbox.
+    default = SandboxPolicy.preset("default")
+    policy = default.model_copy(
+        update={"limits": default.limits.model_copy(update={"wall_s": 600})}
+    )
+    agent = Agent("a", ScriptedModel([py("import time\ntime.sleep(300)")]), policy=policy)
 
     async def main() -> None:
         stream = agent.stream("sleep")
