@@ -54,6 +54,15 @@ def run_suite(
     kind, directory = _kind(suite)
     if kind == "redcode":
         cases = [c for c in load_redcode(directory) if _wanted(c.category, categories)]
-        return run_redcode(policy, cases, workers=workers or 6, allow_unconfined=allow_unconfined)
-    attacks = [c for c in load_corpus(directory) if _wanted(c.category, categories)]
-    return run_escapes(policy, attacks, workers=workers or 3, allow_unconfined=allow_unconfined)
+        results = run_redcode(
+            policy, cases, workers=workers or 6, allow_unconfined=allow_unconfined
+        )
+    else:
+        attacks = [c for c in load_corpus(directory) if _wanted(c.category, categories)]
+        results = run_escapes(
+            policy, attacks, workers=workers or 3, allow_unconfined=allow_unconfined
+        )
+    # Cases run under a copy with the arena's temporary mounts, whose digest changes on
+    # every run: a record names the policy that was probed, so it can be matched to it.
+    digest = policy.digest()
+    return [r.model_copy(update={"policy_digest": digest}) for r in results]
