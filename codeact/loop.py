@@ -35,7 +35,7 @@ from codeact.output import ToolCallLog
 from codeact.prompting import render, system_prompt
 from codeact.schema import OutputSchema
 from codeact.settle import settle, uncancellable
-from codeact.summary import UsageSummary
+from codeact.summary import UsageSummary, plural
 from sandbox import AsyncSandbox, AsyncSession, Execution, SandboxError, SandboxPolicy
 
 #: Feedback messages (what the loop tells the model) carry ids with this prefix, so that
@@ -190,7 +190,7 @@ class AgentLoop:
             if self.agent_steps >= self.agent.max_steps:
                 raise RunEnded(
                     FailureCode.MAX_STEPS_EXCEEDED,
-                    f"{self.agent.name} took {self.agent_steps} steps without a "
+                    f"{self.agent.name} took {plural(self.agent_steps, 'step')} without a "
                     f"final result (max_steps={self.agent.max_steps})",
                 )
             reply = await self._ask_model()

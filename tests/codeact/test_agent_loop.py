@@ -169,7 +169,7 @@ def test_output_helpers_and_round_trip() -> None:
     assert out.text() == "hi" and out.text_or("x") == "hi"
     assert out.message_count() == 3 and out.total_tokens() == 7
     assert out.prompt_tokens() == 5 and out.completion_tokens() == 2
-    assert "1 requests, 7 tokens" in out.usage_summary()
+    assert "1 request, 7 tokens" in out.usage_summary()
     assert "hi" in str(out)
     assert AgentOutput.model_validate_json(out.model_dump_json()) == out
 
