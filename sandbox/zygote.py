@@ -7,7 +7,8 @@ JSON datagrams:
 - host → zygote: ``{"op": "fork", "id": n}`` with the worker's channel descriptor
   attached (SCM_RIGHTS), ``{"op": "shutdown"}``;
 - zygote → host: ``ready`` (after the first datagram, the worker configuration),
-  ``forked`` (id, pid), ``exited`` (pid, exit code or signal), ``failed``.
+  ``forked`` (id, pid), ``exited`` (pid, exit code or signal, CPU seconds used),
+  ``failed``.
 
 The zygote never runs untrusted code. When the host goes away (EOF on the control
 socket) it kills every worker it forked and exits.
@@ -138,14 +139,16 @@ def _drain(fd: int) -> None:
 def _reap(ctrl: socket.socket, children: set[int]) -> None:
     while True:
         try:
-            pid, raw = os.waitpid(-1, os.WNOHANG)
+            pid, raw, usage = os.wait4(-1, os.WNOHANG)
         except ChildProcessError:
             return
         if pid == 0:
             return
         children.discard(pid)
+        # The CPU time tells the kernel's RLIMIT_CPU kill apart from anyone else's SIGKILL.
+        cpu_s = usage.ru_utime + usage.ru_stime
         try:
-            _send(ctrl, {"op": "exited", "pid": pid, **_status(raw)})
+            _send(ctrl, {"op": "exited", "pid": pid, "cpu_s": cpu_s, **_status(raw)})
         except OSError:
             return
 

@@ -31,6 +31,7 @@ def test_every_run_records_its_confinement() -> None:
         "rlimits",
         "syscall_filter",
         "filesystem",
+        "cgroup",
     }
     for state in ex.confinement.values():
         assert state.startswith(("active", "degraded: "))
