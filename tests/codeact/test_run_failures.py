@@ -218,9 +218,10 @@ def test_runs_after_the_zygote_was_killed_end_in_typed_outcomes() -> None:
 
     policy = Agent("a", ScriptedModel([])).policy
     with Sandbox(policy, spares=2) as sandbox:
-        zygote = sandbox._zygote
+        zygote = sandbox.health().zygote_pid
         assert zygote is not None
-        os.kill(zygote.pid, signal.SIGKILL)
+        os.kill(zygote, signal.SIGKILL)
+        ends = []
         for _ in range(4):
             agent = Agent("a", ScriptedModel([py("final_result(1)")] * 3))
 
@@ -235,6 +236,10 @@ def test_runs_after_the_zygote_was_killed_end_in_typed_outcomes() -> None:
                 assert end.code == FailureCode.SANDBOX_FAILED, end
             else:
                 assert end.result == 1
+            ends.append(end)
+        # The zygote was replaced: the runs after the first are served again.
+        assert all(isinstance(end, Completed) for end in ends[1:]), ends
+        assert sandbox.health().zygote_restarts >= 1
 
 
 def test_the_loop_task_never_ends_with_an_exception(monkeypatch: pytest.MonkeyPatch) -> None:
