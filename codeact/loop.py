@@ -62,6 +62,10 @@ class RunContext:
         self.usage = UsageSummary()
         self.tool_calls: list[ToolCallLog] = []
         self.broker = InteractionBroker(emit)
+        #: A run ended while a script waited on a tool approval (no approver, a failing
+        #: one, a cancel): the tool call is refused, and the run ends once the script
+        #: returns, instead of the script's sandbox turning it into a tool error.
+        self.ended: RunEnded | None = None
         self._shared = shared
         self._sandboxes: dict[str, AsyncSandbox] = {}
 
@@ -180,7 +184,11 @@ class AgentLoop:
         action = PreparedAction(
             id=new_action_id(), kind="tool_call", agent=agent.name, tool=name, arguments=arguments
         )
-        decision = (await self.ctx.broker.ask([action], self.ctx.usage))[action.id]
+        try:
+            decision = (await self.ctx.broker.ask([action], self.ctx.usage))[action.id]
+        except RunEnded as ended:
+            self.ctx.ended = self.ctx.ended or ended
+            return f"the run ended ({ended.code}): {ended.message}"
         return None if decision.proceed else (decision.reason or "rejected")
 
     # -- the loop ------------------------------------------------------------------
@@ -257,6 +265,8 @@ class AgentLoop:
         except OSError as exc:
             # A broken channel or a bounded wait that ran out: the machinery failed.
             raise RunEnded(FailureCode.SANDBOX_FAILED, describe_exception(exc)) from None
+        if self.ctx.ended is not None:
+            raise self.ctx.ended
         self._record(execution)
         output = execution.output
         if output.type == "final_result":

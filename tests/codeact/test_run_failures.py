@@ -13,7 +13,7 @@ from typing import Any, NoReturn
 import pytest
 from loop_helpers import arun, py
 
-from codeact import Agent, AgentEvent, AgentRunFailed, Completed, Failed, FailureCode
+from codeact import Agent, AgentEvent, AgentRunFailed, Completed, Failed, FailureCode, tool
 from codeact.agent import Approver
 from codeact.messages import Message
 from codeact.models import FunctionModel, ScriptedModel
@@ -254,3 +254,41 @@ def test_the_loop_task_never_ends_with_an_exception(monkeypatch: pytest.MonkeyPa
         assert runner is not None and runner.done() and runner.exception() is None
 
     arun(main())
+
+
+def gated_agent(calls: list[float]) -> Agent:
+    def charge(amount: float) -> float:
+        """Charge the card."""
+        calls.append(amount)
+        return amount
+
+    model = ScriptedModel(
+        [py("try:\n    charge(3)\nexcept Exception:\n    pass\nfinal_result('went on')")] * 2
+    )
+    return Agent("a", model, tools=[tool(charge, requires_approval=True)])
+
+
+@pytest.mark.timeout(60)
+def test_a_tool_approval_nobody_can_give_ends_the_run() -> None:
+    calls: list[float] = []
+    with pytest.raises(AgentRunFailed) as info:
+        gated_agent(calls).run_sync("t")
+    assert info.value.code == "approval_required" and calls == []
+    assert info.value.output.value is None
+
+
+@pytest.mark.timeout(60)
+def test_an_approver_failing_on_a_tool_call_ends_the_run() -> None:
+    calls: list[float] = []
+    end = only_terminal(events_of(gated_agent(calls), approver=boom))
+    assert isinstance(end, Failed) and end.code == FailureCode.INTERNAL_ERROR
+    assert "Boom: injected fault" in end.message and calls == []
+
+    async def main() -> None:
+        with pytest.raises(AgentRunFailed) as info:
+            await gated_agent(calls).run("t", approver=boom)
+        assert info.value.code == "internal_error"
+        assert "the approver failed: Boom: injected fault" in str(info.value)
+
+    arun(main())
+    assert calls == []
