@@ -167,8 +167,10 @@ def test_chaos() -> None:
             for index in range(RUNS):
                 # Every kind at least once, then at random.
                 fault = FAULTS[index] if index < len(FAULTS) else rng.choice(FAULTS)
-                events = arun(one_run(sandbox, fault, rng))
-                outcomes[fault].append(check(fault, events))
+                try:
+                    outcomes[fault].append(check(fault, arun(one_run(sandbox, fault, rng))))
+                except Exception as exc:
+                    raise AssertionError(f"seed {SEED}, run {index} ({fault}): {exc!r}") from exc
             with sandbox.session() as session:
                 assert session.run("final_result(6 * 7)").output.value == 42
             assert sandbox.health().zygote_restarts >= 1
