@@ -128,6 +128,7 @@ def run_agent(args: argparse.Namespace) -> int:
             policy=args.policy,
             approval="never" if decide is None else "scripts",
         )
+        agent.policy.worker_config()  # checks the mounts' directories before the run
     except PolicyError as exc:
         named = str(exc) if args.policy in str(exc) else f"--policy {args.policy}: {exc}"
         print(f"codeact run: {named}", file=sys.stderr)

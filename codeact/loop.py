@@ -36,7 +36,14 @@ from codeact.prompting import render, system_prompt
 from codeact.schema import OutputSchema
 from codeact.settle import settle, uncancellable
 from codeact.summary import UsageSummary, plural
-from sandbox import AsyncSandbox, AsyncSession, Execution, SandboxError, SandboxPolicy
+from sandbox import (
+    AsyncSandbox,
+    AsyncSession,
+    Execution,
+    PolicyError,
+    SandboxError,
+    SandboxPolicy,
+)
 
 #: Feedback messages (what the loop tells the model) carry ids with this prefix, so that
 #: history processors can tell them from the user's own messages.
@@ -262,6 +269,8 @@ class AgentLoop:
             execution = await session.run(source)
         except SandboxError as exc:
             raise RunEnded(FailureCode.SANDBOX_FAILED, str(exc)) from None
+        except PolicyError as exc:  # found only when the sandbox starts: a missing mount
+            raise RunEnded(FailureCode.SANDBOX_FAILED, f"the sandbox cannot start: {exc}") from None
         except OSError as exc:
             # A broken channel or a bounded wait that ran out: the machinery failed.
             raise RunEnded(FailureCode.SANDBOX_FAILED, describe_exception(exc)) from None

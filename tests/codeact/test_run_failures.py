@@ -292,3 +292,14 @@ def test_an_approver_failing_on_a_tool_call_ends_the_run() -> None:
 
     arun(main())
     assert calls == []
+
+
+@pytest.mark.timeout(60)
+def test_a_policy_the_sandbox_cannot_start_is_sandbox_failed(tmp_path: Any) -> None:
+    from sandbox import Mount, SandboxPolicy
+
+    gone = Mount(sandbox_path="/data", host_path=str(tmp_path / "gone"))
+    policy = SandboxPolicy.preset("default").with_mounts(gone)
+    with pytest.raises(AgentRunFailed) as info:
+        Agent("a", ScriptedModel(ONE_STEP), policy=policy).run_sync("t")
+    assert info.value.code == "sandbox_failed" and "does not exist" in str(info.value)

@@ -137,13 +137,19 @@ def test_a_broken_policy_file_is_named_and_exits_2(
     assert "Traceback" not in result.stderr
 
 
-def test_a_missing_mount_directory_exits_2(tmp_path: Path) -> None:
+@pytest.mark.parametrize("command", ["exec", "run"])
+def test_a_missing_mount_directory_exits_2(tmp_path: Path, command: str) -> None:
     policy = tmp_path / "p.toml"
     policy.write_text(
         f'extends = "default"\n[[mounts]]\nsandbox_path = "/data"\n'
         f'host_path = "{tmp_path / "gone"}"\n'
     )
-    result = codeact("exec", "examples/primes.py", "--policy", str(policy))
+    if command == "exec":
+        result = codeact("exec", "examples/primes.py", "--policy", str(policy))
+    else:
+        replies = tmp_path / "r.json"
+        replies.write_text('["final_result(1)"]')
+        result = codeact("run", "t", "--model", f"scripted:{replies}", "--policy", str(policy))
     assert result.returncode == 2
     assert "does not exist" in result.stderr and "Traceback" not in result.stderr
 

@@ -210,3 +210,20 @@ def test_body_lines_split_anywhere(chunks: list[bytes]) -> None:
         return [line async for line in body_lines(response, 1000, never)]
 
     assert asyncio.run(lines()) == ["data: a", "data: b", ""]
+
+
+def test_an_agent_run_against_a_300_mb_answer_fails_clearly(loopback: Any) -> None:
+    import psutil
+
+    from codeact import Agent, AgentRunFailed
+
+    written = Written()
+    loopback.push(endless_body(written, declared=None, chunk=b" " * MB))
+    rss_before = psutil.Process().memory_info().rss
+    with pytest.raises(AgentRunFailed) as info:
+        Agent("a", openai(loopback)).run_sync("t")
+    assert info.value.code == "malformed_response"
+    assert "max_response_bytes" in str(info.value)
+    # Only the capped part was ever held (the issue saw 1.9 GB).
+    assert psutil.Process().memory_info().rss - rss_before < 200 * MB
+    written.done.wait(30)
