@@ -175,18 +175,8 @@ class HttpModel(Model):
             parser = self._stream_parser()
             yielded = False
             try:
-                async with aclosing(self._stream_once(body, parser)) as events:
-                    chars = 0
-                    while True:
-                        event = await self._next_before(events, deadline)
-                        if event is None:
-                            break
-                        chars += streamed_chars(event)
-                        if chars > self.limits.max_stream_chars:
-                            raise self._over(
-                                f"the stream passed {self.limits.max_stream_chars:,} characters "
-                                f"(max_stream_chars)"
-                            )
+                async with aclosing(self._bounded(body, parser, deadline)) as events:
+                    async for event in events:
                         yielded = True
                         yield event
                 yield Done(message=parser.result())
@@ -206,6 +196,19 @@ class HttpModel(Model):
                 await asyncio.sleep(delay)
                 waited += delay
                 attempt += 1
+
+    async def _bounded(
+        self, body: dict[str, Any], parser: StreamParser, deadline: float | None
+    ) -> AsyncGenerator[StreamEvent, None]:
+        """One attempt's events, within the call's deadline and the character cap."""
+        cap = self.limits.max_stream_chars
+        async with aclosing(self._stream_once(body, parser)) as events:
+            chars = 0
+            while (event := await self._next_before(events, deadline)) is not None:
+                chars += streamed_chars(event)
+                if chars > cap:
+                    raise self._over(f"the stream passed {cap:,} characters (max_stream_chars)")
+                yield event
 
     async def _next_before(
         self, events: AsyncGenerator[StreamEvent, None], deadline: float | None
