@@ -1,7 +1,8 @@
 """sandbox: run model-written Python under RestrictedPython in forked, confined workers.
 
 Public API: :class:`Sandbox`, :class:`AsyncSandbox`, :class:`SandboxPolicy`,
-:class:`Execution`, :class:`ScriptOutput` (and its variants), :class:`ErrorCode`.
+:class:`Execution`, :class:`ScriptOutput` (and its variants), :class:`ErrorCode`,
+:class:`SandboxHealth`, and the errors :class:`SandboxError`, :class:`AdmissionTimeout`.
 
 Names are loaded on first use, so that the worker processes, which import
 ``sandbox.zygote``, do not pay for the host side (pydantic, threads).
@@ -13,8 +14,10 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .admission import AdmissionTimeout
     from .aio import AsyncSandbox, AsyncSession
     from .execution import ErrorCode, Execution, ToolCallRecord
+    from .health import SandboxHealth
     from .host import Sandbox
     from .output import Error, FinalResult, Observation, ScriptOutput, TransferToAgent
     from .policy import Layers, Limits, Mount, PolicyError, SandboxPolicy
@@ -23,12 +26,14 @@ if TYPE_CHECKING:  # pragma: no cover
     from .tools import ToolDefinitionError
 
 _EXPORTS = {
+    "AdmissionTimeout": "admission",
     "AsyncSandbox": "aio",
     "AsyncSession": "aio",
     "ErrorCode": "execution",
     "Execution": "execution",
     "ToolCallRecord": "execution",
     "Sandbox": "host",
+    "SandboxHealth": "health",
     "Session": "session",
     "Error": "output",
     "FinalResult": "output",
@@ -45,6 +50,7 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "AdmissionTimeout",
     "AsyncSandbox",
     "AsyncSession",
     "Error",
@@ -58,6 +64,7 @@ __all__ = [
     "PolicyError",
     "Sandbox",
     "SandboxError",
+    "SandboxHealth",
     "SandboxPolicy",
     "ScriptOutput",
     "Session",

@@ -24,6 +24,10 @@ class AdmissionTimeout(SandboxError):
     """No session slot became free within the sandbox's admission timeout."""
 
 
+class AdmissionCancelled(SandboxError):
+    """The caller gave up waiting for a session slot."""
+
+
 class AdmissionFigures(BaseModel):
     """The budget and how it is used now."""
 
@@ -79,18 +83,22 @@ class Admission:
         self._refused = 0
         self._closed = False
 
-    def enter(self) -> None:
-        """Take a slot, waiting up to ``timeout_s`` for one."""
+    def enter(self, cancel: threading.Event | None = None) -> None:
+        """Take a slot, waiting up to ``timeout_s`` for one (or until ``cancel`` is set:
+        then :class:`AdmissionCancelled`)."""
         deadline = time.monotonic() + self.timeout_s
         with self._cond:
             self._waiting += 1
             try:
                 while self._admitted >= self.max_workers and not self._closed:
+                    if cancel is not None and cancel.is_set():
+                        raise AdmissionCancelled("the wait for a session slot was cancelled")
                     left = deadline - time.monotonic()
                     if left <= 0:
                         self._refused += 1
                         raise AdmissionTimeout(self._refusal())
-                    self._cond.wait(left)
+                    # A cancel is seen within one slice (nobody notifies for it).
+                    self._cond.wait(min(left, 0.1) if cancel is not None else left)
                 if self._closed:
                     raise SandboxError("the sandbox is closed")
                 self._admitted += 1

@@ -24,8 +24,29 @@ from .tools import ToolGate
 class AsyncSandbox:
     """Async counterpart of :class:`Sandbox`: ``async with AsyncSandbox(policy) as sb``."""
 
-    def __init__(self, policy: SandboxPolicy | str | None = None, *, spares: int = 2) -> None:
-        self.sync = Sandbox(policy, spares=spares)
+    def __init__(
+        self,
+        policy: SandboxPolicy | str | None = None,
+        *,
+        spares: int = 2,
+        max_workers: int | None = None,
+        memory_budget_mb: int | None = None,
+        admission_timeout_s: float = 60.0,
+        start_timeout_s: float = 10.0,
+        tool_threads: int = 64,
+        hung_tools_per_session: int = 4,
+    ) -> None:
+        """The same options as :class:`Sandbox`."""
+        self.sync = Sandbox(
+            policy,
+            spares=spares,
+            max_workers=max_workers,
+            memory_budget_mb=memory_budget_mb,
+            admission_timeout_s=admission_timeout_s,
+            start_timeout_s=start_timeout_s,
+            tool_threads=tool_threads,
+            hung_tools_per_session=hung_tools_per_session,
+        )
 
     @classmethod
     def wrap(cls, sandbox: Sandbox) -> AsyncSandbox:
@@ -106,18 +127,21 @@ class AsyncSession:
         """Take a worker for this session (cancelling this call leaves none behind)."""
         if self._session is None:
             loop = asyncio.get_running_loop()
+            cancel = threading.Event()
             open_session = functools.partial(
                 self._sandbox.session,
                 self._tools,
                 gate=self._gate,
                 tool_timeouts=self._tool_timeouts,
                 loop=loop,
+                cancel=cancel,
             )
             task = asyncio.ensure_future(asyncio.to_thread(open_session))
             try:
                 self._session = await asyncio.shield(task)
             except asyncio.CancelledError:
-                # The thread goes on until the worker is there: then end it.
+                # A wait for a slot ends at once; a worker being started is then ended.
+                cancel.set()
                 await asyncio.wait([task])
                 if not task.cancelled() and task.exception() is None:
                     task.result().close()

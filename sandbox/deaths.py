@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from .execution import ErrorCode
-from .limits_text import explain
 from .process import signal_name
 
 #: Slack on the kernel's CPU accounting (it checks RLIMIT_CPU once per tick).
@@ -48,7 +47,13 @@ def explain_death(
     cpu_s = (status or {}).get("cpu_s")
     kernel_cpu = float(limits["session_cpu_s"]) - _CPU_SLACK_S
     if signum in (signal.SIGXCPU, signal.SIGKILL) and cpu_s is not None and cpu_s >= kernel_cpu:
-        return Death(ErrorCode.CPU_LIMIT, explain("cpu_limit", limits))
+        return Death(
+            ErrorCode.CPU_LIMIT,
+            f"The session's worker used up its CPU time for the whole session "
+            f"(session_cpu_s={limits['session_cpu_s']} s, {cpu_s:.1f} s used) and was "
+            "stopped by the kernel; the next run starts in a fresh worker, and variables "
+            "from earlier runs are lost.",
+        )
     lost = "variables from earlier runs are lost."
     if status is None and zygote_cause is not None:
         how = (
@@ -56,20 +61,19 @@ def explain_death(
             "its workers died with it. The sandbox has started a new one"
         )
         return Death(ErrorCode.WORKER_CRASHED, f"{how}; {lost}")
+    message = f"The sandbox worker running the script was {_how(status, detail)}; {lost}"
+    return Death(ErrorCode.WORKER_CRASHED, message)
+
+
+def _how(status: dict[str, Any] | None, detail: str | None) -> str:
+    signum = (status or {}).get("signal")
     if signum:
         name = signal_name(int(signum))
         if signum in (signal.SIGKILL, signal.SIGTERM, signal.SIGINT, signal.SIGXCPU):
-            how = f"killed by {name} from outside the sandbox (not by one of its limits)"
-        else:
-            how = (
-                f"killed by {name}; this usually means a crash in C code, e.g. very "
-                "deep recursion"
-            )
-    elif detail is not None:
-        how = f"stopped: {detail}"
-    elif status is not None:
-        how = f"exited with status {status.get('code')}"
-    else:
-        how = "gone: its channel closed"
-    message = f"The sandbox worker running the script was {how}; {lost}"
-    return Death(ErrorCode.WORKER_CRASHED, message)
+            return f"killed by {name} from outside the sandbox (not by one of its limits)"
+        return f"killed by {name}; this usually means a crash in C code, e.g. very deep recursion"
+    if detail is not None:
+        return f"stopped: {detail}"
+    if status is not None:
+        return f"exited with status {status.get('code')}"
+    return "gone: its channel closed"

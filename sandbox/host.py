@@ -37,8 +37,9 @@ class Sandbox:
     ``max_workers`` sessions hold a worker at once (default: what fits in
     ``memory_budget_mb``, itself 80 % of the machine's memory by default, at the
     policy's ``memory_mb`` each); a session beyond waits up to ``admission_timeout_s``,
-    then :class:`~sandbox.admission.AdmissionTimeout` is raised. Every wait on the zygote
-    is bounded by ``start_timeout_s``; a dead or stuck zygote is replaced. Sync tools
+    then :class:`~sandbox.admission.AdmissionTimeout` is raised. Every wait for a new
+    worker (its fork, its hello) is bounded by ``start_timeout_s``; a dead or stuck zygote
+    is replaced. Sync tools
     run in up to ``tool_threads`` threads; a session whose ``hung_tools_per_session``
     calls still run after their timeout gets errors from further sync calls.
     """
@@ -178,6 +179,7 @@ class Sandbox:
         gate: ToolGate | None = None,
         tool_timeouts: Mapping[str, float | None] | None = None,
         loop: asyncio.AbstractEventLoop | None = None,
+        cancel: threading.Event | None = None,
     ) -> Session:
         """A new session in a fresh worker, with ``tools`` callable from its scripts.
 
@@ -185,14 +187,14 @@ class Sandbox:
         with that reason); ``tool_timeouts`` overrides the policy's per-call timeout for
         some tools (None = no timeout). Async tools and the gate run on ``loop``, or on
         a loop the sandbox keeps in a background thread. Waits for an admission slot
-        (see the class docstring).
+        (see the class docstring); setting ``cancel`` abandons that wait.
         """
         self.start()
         toolset = ToolSet(tools, gate=gate, timeouts=tool_timeouts)
         admission = self._admission
         if admission is None:
             raise SandboxError("the sandbox is closed")
-        admission.enter()
+        admission.enter(cancel)
         try:
             session = Session(self, toolset, loop)
         except BaseException:

@@ -28,6 +28,9 @@ from typing import Any
 
 from .wire import FrameReader, host_frame_cap
 
+#: How long a starting zygote may take to say it is ready (it imports everything once).
+READY_TIMEOUT_S = 30.0
+
 _BOOT = "import sys; sys.path.insert(0, {root!r}); from sandbox.zygote import main; main({fd})"
 
 
@@ -139,7 +142,7 @@ class Zygote:
         self,
         worker_config: dict[str, Any],
         *,
-        start_timeout_s: float = 30.0,
+        start_timeout_s: float = READY_TIMEOUT_S,
         before_start: Callable[[int], None] | None = None,
     ) -> None:
         self._config = worker_config

@@ -23,7 +23,7 @@ from .output import Error, ScriptOutput
 from .process import SandboxError, WorkerHandle
 from .staged_writes import StagedWrites
 from .tools import ToolSet
-from .wire import ChannelClosed, FrameTooLarge, check_text, encode, encode_run
+from .wire import ChannelClosed, FrameTooLarge, check_text, encode, encode_run, send_by
 
 if TYPE_CHECKING:
     from .admission import Admission
@@ -65,7 +65,8 @@ class Session:
         self._worker_lost = False
         self._closed = False
         self._run_lock = threading.Lock()
-        self._abort = threading.Event()
+        self._own_abort = threading.Event()
+        self._abort = self._own_abort
         #: The admission slot this session holds (given back when it closes).
         self._admission: Admission | None = None
         self._start_worker()
@@ -76,9 +77,7 @@ class Session:
             worker, self._worker_cpu = self._sandbox._acquire()
             self.confinement = self._sandbox._confinement
             self._writes = self._measured
-            if self._staged is not None and self.confinement["write_staging"].startswith(
-                "active"
-            ):
+            if self._staged is not None and self.confinement["write_staging"].startswith("active"):
                 try:
                     self._staged.attach(worker.pid)
                 except OSError as exc:
@@ -120,7 +119,10 @@ class Session:
                 return Execution(
                     output=Error(message=self._overdrawn), error_code=ErrorCode.OUTPUT_LIMIT
                 )
-            self._abort = cancel or threading.Event()
+            if cancel is None:
+                cancel = self._own_abort  # reused: an Event costs microseconds to make
+                cancel.clear()
+            self._abort = cancel
             refusal = self._refuse_source(source)
             if refusal is not None:
                 return refusal
@@ -138,6 +140,8 @@ class Session:
 
     def _refuse_source(self, source: str) -> Execution | None:
         """An Execution refusing ``source`` before anything is sent, or None."""
+        if source.isascii() and len(source) <= self._limits.source_bytes:
+            return None  # the common case, decided without encoding
         problem = check_text(source)
         if problem is not None:
             # Strict UTF-8 cannot carry it; the worker and its variables are untouched.
@@ -196,7 +200,8 @@ class Session:
         try:
             if self._pause_between_runs:
                 worker.resume()
-            worker.sock.sendall(encode_run(source, self._seq))
+            if not send_by(worker.sock, encode_run(source, self._seq), deadline):
+                return self._killed(worker, ErrorCode.TIMEOUT, started, records, tool_time)
             while True:
                 frame = worker.reader.next_frame()
                 if frame is None:
@@ -233,7 +238,8 @@ class Session:
                     # Time spent in host tools does not count against the script.
                     tool_time += outcome.elapsed_s
                     deadline += outcome.elapsed_s
-                    worker.sock.sendall(encode(outcome.reply))
+                    if not send_by(worker.sock, encode(outcome.reply), deadline):
+                        return self._killed(worker, ErrorCode.TIMEOUT, started, records, tool_time)
                 elif message.op == "crash":
                     raise ValueError(f"worker error: {message.message}")
                 elif message.op == "done":

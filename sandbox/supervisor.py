@@ -15,6 +15,7 @@ from typing import Any
 
 from .messages import Hello, parse_worker_message
 from .process import (
+    READY_TIMEOUT_S,
     SandboxError,
     WorkerHandle,
     WorkerPool,
@@ -53,8 +54,12 @@ class Supervisor:
         self.pool = self._new_pool(self.zygote)
 
     def _new_zygote(self) -> Zygote:
+        # Its first start imports everything a worker needs: on a loaded machine that can
+        # take far longer than a fork, so it gets at least the zygote's own default.
         zygote = Zygote(
-            self._config, start_timeout_s=self._timeout, before_start=self._before_start
+            self._config,
+            start_timeout_s=max(self._timeout, READY_TIMEOUT_S),
+            before_start=self._before_start,
         )
         zygote.on_exit = self._died
         return zygote

@@ -73,6 +73,29 @@ def _settled(
     return True
 
 
+async def _contained(call: Coroutine[Any, Any, Any]) -> Any:
+    """Await an async tool (or the gate); its SystemExit or KeyboardInterrupt would
+    otherwise escape the event loop and stop it (and every async tool with it)."""
+    try:
+        return await call
+    except (Exception, asyncio.CancelledError):
+        raise
+    except BaseException as exc:
+        raise _ToolFailed(type(exc).__name__, _describe(exc)) from None
+
+
+def _check_size(name: str, result: Any, max_result_bytes: int) -> None:
+    try:
+        size = len(pydantic_core.to_json(result))
+    except pydantic_core.PydanticSerializationError:
+        # A lone surrogate: strict UTF-8 cannot carry it to the worker.
+        raise ValueError(
+            f"{name}() returned text that is not valid Unicode (a lone surrogate)"
+        ) from None
+    if size > max_result_bytes:
+        raise ValueError(f"{name}() returned {size} bytes of JSON; the limit is {max_result_bytes}")
+
+
 class ToolDefinitionError(ValueError):
     """A host callable cannot be offered as a tool; the message says why."""
 
@@ -186,16 +209,8 @@ class ToolSet:
             if fn is None:
                 raise NameError(f"no tool named {name!r}")
             if self._gate is not None:
-                if loop is None:
-                    raise RuntimeError("a tool gate needs an event loop")
-                decision = asyncio.run_coroutine_threadsafe(self._gate(name, arguments), loop)
-                if not _settled(decision, None, abort):
-                    decision.cancel()  # the run was cancelled while a person decided
-                    raise _ToolFailed("CancelledError", f"{name}(): the run was cancelled")
-                refusal = decision.result()
+                self._ask_gate(name, arguments, loop, abort)
                 started = time.perf_counter()
-                if refusal is not None:
-                    raise PermissionError(f"{name}() was not approved: {refusal}")
             try:
                 value = self._call(name, fn, args, kwargs, timeout_s, threads, loop, abort)
                 result = pydantic_core.to_jsonable_python(value)
@@ -209,17 +224,7 @@ class ToolSet:
                 # SystemExit, KeyboardInterrupt, GeneratorExit... raised by the tool are
                 # the tool's failure, not a reason for the host to stop.
                 raise _ToolFailed(type(exc).__name__, _describe(exc)) from None
-            try:
-                size = len(pydantic_core.to_json(result))
-            except pydantic_core.PydanticSerializationError:
-                # A lone surrogate: strict UTF-8 cannot carry it to the worker.
-                raise ValueError(
-                    f"{name}() returned text that is not valid Unicode (a lone surrogate)"
-                ) from None
-            if size > max_result_bytes:
-                raise ValueError(
-                    f"{name}() returned {size} bytes of JSON; the limit is {max_result_bytes}"
-                )
+            _check_size(name, result, max_result_bytes)
         except pydantic.ValidationError as exc:
             return self._failure(
                 name, arguments, started, entered, "TypeError", _describe_validation(name, exc)
@@ -240,6 +245,26 @@ class ToolSet:
         reply = {"op": "result", "ok": True, "value": result}
         return ToolOutcome(reply, record, time.perf_counter() - entered)
 
+    def _ask_gate(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        loop: asyncio.AbstractEventLoop | None,
+        abort: threading.Event | None,
+    ) -> None:
+        """Raise unless the gate lets the call proceed."""
+        assert self._gate is not None
+        if loop is None:
+            raise RuntimeError("a tool gate needs an event loop")
+        gate = _contained(self._gate(name, arguments))
+        decision = asyncio.run_coroutine_threadsafe(gate, loop)
+        if not _settled(decision, None, abort):
+            decision.cancel()  # the run was cancelled while a person decided
+            raise _ToolFailed("CancelledError", f"{name}(): the run was cancelled")
+        refusal = decision.result()
+        if refusal is not None:
+            raise PermissionError(f"{name}() was not approved: {refusal}")
+
     def _call(
         self,
         name: str,
@@ -255,7 +280,7 @@ class ToolSet:
             if loop is None:
                 raise RuntimeError("async tools need an event loop")
             future: concurrent.futures.Future[Any] = asyncio.run_coroutine_threadsafe(
-                fn(*args, **kwargs), loop
+                _contained(fn(*args, **kwargs)), loop
             )
         elif timeout_s is None:
             # Nothing to time out: call it here and spare the thread hop (about 0.1 ms

@@ -10,8 +10,10 @@ Standard library only (the worker imports it).
 from __future__ import annotations
 
 import json
+import select
 import socket
 import struct
+import time
 from typing import Any
 
 _HEADER = struct.Struct(">I")
@@ -85,6 +87,24 @@ def check_text(text: str) -> str | None:
     except UnicodeEncodeError as exc:
         return describe_unencodable(text, exc)
     return None
+
+
+def send_by(sock: socket.socket, data: bytes, deadline: float) -> bool:
+    """Send ``data`` on a blocking socket, giving up at ``deadline`` (``perf_counter``);
+    False if it did not all go. A peer that stops reading (a plain-Python script owns
+    its end of the channel) must not block the host past the run's wall-clock limit."""
+    view = memoryview(data)
+    while True:
+        try:
+            view = view[sock.send(view, socket.MSG_DONTWAIT) :]
+        except BlockingIOError:
+            pass
+        if not view:
+            return True
+        remaining = deadline - time.perf_counter()
+        if remaining <= 0:
+            return False
+        select.select([], [sock], [], min(remaining, 0.05))
 
 
 class FrameReader:

@@ -3,13 +3,14 @@ cgroup is created only where the machine delegates one, and reported either way.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from sandbox import FinalResult, Sandbox, SandboxPolicy
+from sandbox import AsyncSandbox, FinalResult, Sandbox, SandboxPolicy
 from sandbox.admission import AdmissionTimeout, budget, machine_memory_mb
 from sandbox.cgroup import SandboxCgroup
 from sandbox.process import SandboxError
@@ -110,3 +111,28 @@ def test_the_sandbox_reports_its_cgroup() -> None:
         state = sb.confinement["cgroup"]
         assert state.startswith(("active (", "degraded: "))
         assert sb.health().cgroup == state
+
+
+@pytest.mark.timeout(60)
+def test_cancelling_a_session_that_waits_for_a_slot_returns_at_once() -> None:
+    async def main() -> None:
+        async with AsyncSandbox(POLICY, spares=0, max_workers=1) as sb:
+            async with sb.session() as first:
+                await first.run("x = 1")
+                waiting = sb.session()
+                task = asyncio.ensure_future(waiting.start())
+                deadline = time.monotonic() + 20
+                while sb.health().admission.waiting == 0:  # type: ignore[union-attr]
+                    assert time.monotonic() < deadline
+                    await asyncio.sleep(0.01)
+                cancelled_at = time.monotonic()
+                task.cancel()
+                with pytest.raises(asyncio.CancelledError):
+                    await task
+                # Well before the 60 s admission timeout.
+                assert time.monotonic() - cancelled_at < 10
+                figures = sb.health().admission
+                assert figures is not None and figures.waiting == 0 and figures.admitted == 1
+                assert waiting.pid is None
+
+    asyncio.run(main())

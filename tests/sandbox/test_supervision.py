@@ -127,3 +127,62 @@ def test_health_counts_sessions_workers_and_spares(sb: Sandbox) -> None:
     assert health.sessions_served == 2 and health.sessions_open == 0
     assert health.zygote_restarts == 0 and health.last_restart_cause is None
     assert health.model_dump_json()  # plain JSON for an app's metrics
+
+
+@pytest.mark.timeout(120)
+def test_the_kernel_cpu_limit_of_a_session_is_cpu_limit() -> None:
+    # Each run is stopped at 1 s of CPU; the kernel's RLIMIT_CPU (session_cpu_s=2: SIGXCPU
+    # at 2 s, SIGKILL at 3 s) ends the worker within a few runs. CPU time, not wall time,
+    # decides, so a busy machine only makes this slower.
+    policy = SandboxPolicy.preset("default").with_limits(
+        cpu_soft_s=1, cpu_hard_s=10, session_cpu_s=2, wall_s=60
+    )
+    with Sandbox(policy, spares=0) as sb, sb.session() as s:
+        first = s.pid
+        codes = []
+        for _ in range(6):
+            ex = s.run("while True:\n    pass")
+            codes.append(ex.error_code)
+            if ex.worker_restarted or s.pid != first:
+                break
+        assert set(codes) == {ErrorCode.CPU_LIMIT}, codes
+        assert "session_cpu_s=2 s" in ex.output.message  # type: ignore[union-attr]
+        assert s.run("final_result(1)").worker_restarted
+
+
+@pytest.mark.timeout(90)
+def test_a_zygote_that_stops_answering_is_replaced_after_the_bounded_wait(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A zygote that is alive but never forks (here: stopped, with the stop hidden from
+    # the /proc check) is given start_timeout_s, then replaced: never a bare TimeoutError.
+    import sandbox.process
+    import sandbox.supervisor
+
+    with Sandbox(SandboxPolicy.preset("default"), spares=0, start_timeout_s=5) as sb:
+        old = sb.health().zygote_pid
+        assert old is not None
+        os.kill(old, signal.SIGSTOP)
+        real = sandbox.process.process_state
+
+        def hidden(pid: int) -> str | None:
+            return "S" if pid == old else real(pid)
+
+        monkeypatch.setattr(sandbox.process, "process_state", hidden)
+        monkeypatch.setattr(sandbox.supervisor, "process_state", hidden)
+        with sb.session() as s:
+            assert s.run("final_result(1)").output == FinalResult(value=1)
+        health = sb.health()
+        assert health.zygote_restarts == 1
+        assert health.last_restart_cause == "the sandbox zygote did not fork within 5 s"
+        monkeypatch.undo()
+        assert _settle_gone(old)
+
+
+def _settle_gone(pid: int) -> bool:
+    deadline = time.monotonic() + 10
+    while not _gone(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True

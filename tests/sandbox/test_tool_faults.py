@@ -42,6 +42,14 @@ def unprintable() -> None:
     raise Unprintable
 
 
+async def async_exits() -> None:
+    raise SystemExit(2)
+
+
+async def async_interrupts() -> None:
+    raise KeyboardInterrupt
+
+
 def hangs() -> str:
     RELEASE.wait()  # never set while the test runs: a tool that hangs
     return "late"
@@ -58,6 +66,8 @@ TOOLS = {
     "unprintable": unprintable,
     "hangs": hangs,
     "quick": quick,
+    "async_exits": async_exits,
+    "async_interrupts": async_interrupts,
 }
 
 
@@ -81,6 +91,8 @@ def sb() -> Iterator[Sandbox]:
         ("interrupts", "KeyboardInterrupt"),
         ("generator_exit", "GeneratorExit"),
         ("unprintable", "Unprintable"),
+        ("async_exits", "SystemExit"),
+        ("async_interrupts", "KeyboardInterrupt"),
     ],
 )
 def test_base_exceptions_and_broken_messages_are_script_errors(
@@ -92,8 +104,10 @@ def test_base_exceptions_and_broken_messages_are_script_errors(
         assert isinstance(ex.output, FinalResult), ex
         assert kind in ex.output.value
         assert ex.tool_calls[0].error is not None and ex.tool_calls[0].error.startswith(kind)
-        # The worker got its reply and keeps its variables.
+        # The worker got its reply and keeps its variables; the event loop async tools run
+        # on is still there.
         assert s.run("final_result(x + 1)").output == FinalResult(value=42)
+        assert s.run("async_exits()").tool_calls[0].error == "SystemExit: 2"
 
 
 def test_a_hung_tool_costs_its_own_calls_only(sb: Sandbox) -> None:
@@ -143,3 +157,54 @@ def test_a_hung_tool_never_blocks_interpreter_exit() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "runtime_error"
+
+
+def test_a_gate_raising_keyboard_interrupt_is_the_call_failing(sb: Sandbox) -> None:
+    asked: list[str] = []
+
+    async def gate(name: str, arguments: dict[str, object]) -> str | None:
+        asked.append(name)
+        if len(asked) == 1:
+            raise KeyboardInterrupt
+        return None
+
+    with sb.session(tools=TOOLS, gate=gate) as s:
+        ex = s.run("quick()")
+        assert ex.error_code == "runtime_error"
+        assert "KeyboardInterrupt" in ex.output.message  # type: ignore[union-attr]
+        # The loop the gate runs on survived: the next call is asked and proceeds.
+        assert s.run("final_result(quick())").output == FinalResult(value="quick")
+    assert asked == ["quick", "quick"]
+
+
+def big() -> str:
+    return "x" * 900_000
+
+
+FLOOD = """
+import json, os, socket, struct, time
+for fd in range(3, 32):
+    try:
+        socket.socket(fileno=fd).detach()
+        break
+    except OSError:
+        pass
+frame = json.dumps({"op": "call", "name": "big", "args": [], "keywords": {}}).encode()
+for _ in range(20):
+    os.write(fd, struct.pack(">I", len(frame)) + frame)  # and never read the replies
+time.sleep(100)
+"""
+
+
+@pytest.mark.timeout(60)
+def test_a_worker_that_stops_reading_cannot_block_the_host_past_the_wall_limit() -> None:
+    # Plain Python owns its end of the channel: it asks for big results and reads none.
+    policy = (
+        SandboxPolicy.preset("default")
+        .with_layers(language=False)
+        .with_limits(wall_s=3, tool_calls=100)
+    )
+    with Sandbox(policy, spares=0) as sb, sb.session(tools={"big": big}) as s:
+        ex = s.run(FLOOD)
+        assert ex.error_code == "timeout"
+        assert s.run("final_result(1)").output == FinalResult(value=1)
