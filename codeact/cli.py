@@ -1,7 +1,8 @@
 """The ``codeact`` command: ``codeact run`` (an agent) and ``codeact exec`` (one script).
 
 ``codeact run`` exits 0 when the run produced a final result, 1 when the run failed,
-2 for bad usage, 3 when the sandbox itself failed.
+2 for bad usage, 3 when the sandbox itself failed; every command exits 130 on Ctrl-C
+and 141, quietly, when the reader of its output went away (``| head``).
 """
 
 from __future__ import annotations
