@@ -23,7 +23,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from .host import Sandbox
-from .policy import PolicyError, SandboxPolicy
+from .policy import Mount, PolicyError, SandboxPolicy
 from .probe import (
     SUITES,
     CaseResult,
@@ -125,16 +125,24 @@ def run_show(args: argparse.Namespace) -> int:
     report = PolicyReport(
         policy=policy.model_dump(mode="json"), digest=policy.digest(), confinement=confinement
     )
-    print(report.model_dump_json(indent=2) if args.json else render_policy(policy, confinement))
+    label = _label(args.policy, policy)
+    print(
+        report.model_dump_json(indent=2)
+        if args.json
+        else render_policy(policy, confinement, label=label)
+    )
     return EXIT_OK
 
 
-def render_policy(policy: SandboxPolicy, confinement: dict[str, str]) -> str:
-    """A readable description of a policy and of what this machine enforces."""
+def render_policy(
+    policy: SandboxPolicy, confinement: dict[str, str], *, label: str | None = None
+) -> str:
+    """A readable description of a policy (named ``label``, by default its name) and of
+    what this machine enforces."""
     limits = policy.limits.model_dump()
     layers = ", ".join(f"{n} {'on' if getattr(policy.layers, n) else 'off'}" for n in LAYERS)
     lines = [
-        f"policy: {policy.name}",
+        f"policy: {label or policy.name}",
         f"digest: {policy.digest()}",
         f"layers: {layers}",
         f"modules ({len(policy.modules)}): {' '.join(policy.modules)}",
@@ -143,10 +151,7 @@ def render_policy(policy: SandboxPolicy, confinement: dict[str, str]) -> str:
     ]
     if policy.mounts:
         lines.append("mounts:")
-        lines += [
-            f"  {m.sandbox_path} -> {m.host_path} ({m.mode}, {m.max_bytes} bytes writable)"
-            for m in policy.mounts
-        ]
+        lines += [f"  {m.sandbox_path} -> {m.host_path} ({_access(m)})" for m in policy.mounts]
     else:
         lines.append("mounts: none")
     lines.append(f"requires: {', '.join(policy.require) or 'nothing beyond the layers'}")
@@ -154,6 +159,19 @@ def render_policy(policy: SandboxPolicy, confinement: dict[str, str]) -> str:
     width = max([len(k) for k in confinement] + [1])
     lines += [f"  {name:<{width}}  {state}" for name, state in confinement.items()]
     return "\n".join(lines)
+
+
+def _access(mount: Mount) -> str:
+    if mount.mode == "ro":
+        return "read-only"
+    return f"read-write, {mount.max_bytes} bytes writable per session"
+
+
+def _label(spec: str, policy: SandboxPolicy) -> str:
+    """A policy's name for reports: a file's own ``name``, else the file's path."""
+    if spec in SandboxPolicy.PRESETS or policy.name not in ("custom", *SandboxPolicy.PRESETS):
+        return policy.name
+    return spec if policy.name == "custom" else f"{spec} (extends {policy.name})"
 
 
 def _layers(text: str) -> dict[str, bool]:
@@ -218,7 +236,7 @@ def _report(
             print(result.model_dump_json())
         return
     title = (
-        f"suite {args.suite} under policy {policy.name} "
+        f"suite {args.suite} under policy {_label(args.policy, policy)} "
         f"(layers on: {layers or 'none'}; digest {policy.digest()[:12]})"
     )
     print(render_table(results, title))

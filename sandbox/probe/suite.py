@@ -60,14 +60,19 @@ def run_suite(
         cases = [c for c in load_redcode(directory) if _wanted(c.category, categories)]
         if on_start:
             on_start(len(cases))
-        return run_redcode(
+        results = run_redcode(
             policy, cases, workers=workers or 6, allow_unconfined=allow_unconfined,
             on_result=on_result,
         )  # fmt: skip
-    attacks = [c for c in load_corpus(directory) if _wanted(c.category, categories)]
-    if on_start:
-        on_start(len(attacks))
-    return run_escapes(
-        policy, attacks, workers=workers or 3, allow_unconfined=allow_unconfined,
-        on_result=on_result,
-    )  # fmt: skip
+    else:
+        attacks = [c for c in load_corpus(directory) if _wanted(c.category, categories)]
+        if on_start:
+            on_start(len(attacks))
+        results = run_escapes(
+            policy, attacks, workers=workers or 3, allow_unconfined=allow_unconfined,
+            on_result=on_result,
+        )  # fmt: skip
+    # Cases run under a copy with the arena's temporary mounts, whose digest changes on
+    # every run: a record names the policy that was probed, so it can be matched to it.
+    digest = policy.digest()
+    return [r.model_copy(update={"policy_digest": digest}) for r in results]

@@ -24,6 +24,7 @@ from codeact import (
 )
 from codeact.models import FunctionModel, LlmUsage, ScriptedModel
 from codeact.models.testing import CallInfo
+from sandbox import SandboxPolicy
 
 
 def lookup(item: str) -> float:
@@ -170,7 +171,7 @@ def test_output_helpers_and_round_trip() -> None:
     assert out.text() == "hi" and out.text_or("x") == "hi"
     assert out.message_count() == 3 and out.total_tokens() == 7
     assert out.prompt_tokens() == 5 and out.completion_tokens() == 2
-    assert "1 requests, 7 tokens" in out.usage_summary()
+    assert "1 request, 7 tokens" in out.usage_summary()
     assert "hi" in str(out)
     assert AgentOutput.model_validate_json(out.model_dump_json()) == out
 
@@ -189,7 +190,13 @@ def test_each_run_gets_a_fresh_session() -> None:
 
 @pytest.mark.timeout(30)
 def test_cancellation_ends_the_run_and_kills_the_worker() -> None:
-    agent = Agent("a", ScriptedModel([py("import time\ntime.sleep(20)")]))
+    # The wall limit is far beyond the test's timeout: only the cancellation can end
+    # the script, however slowly a loaded machine starts the sandbox.
+    default = SandboxPolicy.preset("default")
+    policy = default.model_copy(
+        update={"limits": default.limits.model_copy(update={"wall_s": 600})}
+    )
+    agent = Agent("a", ScriptedModel([py("import time\ntime.sleep(300)")]), policy=policy)
 
     async def main() -> None:
         stream = agent.stream("sleep")
