@@ -57,7 +57,8 @@ def test_copies_too_big_for_the_memory_limit_are_not_made_and_say_why(out: Path)
     probe = Sandbox(staged_policy(out, 0)).start()
     try:
         active(probe)
-        floor = probe._zygote.vm_size if probe._zygote is not None else 0
+        supervisor = probe._supervisor
+        floor = supervisor.zygote.vm_size if supervisor is not None else 0
     finally:
         probe.close()
     memory_mb = (floor + 64 * MIB) // MIB + 1
