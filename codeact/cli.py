@@ -29,6 +29,7 @@ from codeact.events import (
     SubmitInteraction,
     Transferred,
 )
+from codeact.mcp.cli import add_mcp_parser
 from codeact.models import ModelError, model_from_string
 from sandbox import PolicyError, policy_cli
 from sandbox import cli as sandbox_cli
@@ -206,6 +207,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_run_parser(subparsers)
     sandbox_cli.add_parser(subparsers)
     policy_cli.add_parser(subparsers)
+    add_mcp_parser(subparsers)
     return parser
 
 
