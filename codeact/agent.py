@@ -13,7 +13,7 @@ import keyword
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from pydantic import BaseModel
 
@@ -28,6 +28,7 @@ from sandbox import AsyncSandbox, Sandbox, SandboxPolicy
 if TYPE_CHECKING:
     from codeact.approval import Checkpoint
     from codeact.events import InteractionRequired, SubmitInteraction
+    from codeact.mcp import MCPServer
     from codeact.output import AgentOutput
     from codeact.stream import AgentStream
 
@@ -39,7 +40,10 @@ _RESERVED = {"final_result", "observation", "error", "transfer_to_agent", "print
 
 @dataclass(frozen=True)
 class Tool:
-    """A host function offered to the agent's scripts, with per-tool options."""
+    """A host function offered to the agent's scripts, with per-tool options.
+
+    Calling a ``Tool`` calls its function, so a decorated function stays usable.
+    """
 
     fn: Callable[..., Any]
     name: str = ""
@@ -51,17 +55,56 @@ class Tool:
         if not self.name:
             object.__setattr__(self, "name", getattr(self.fn, "__name__", ""))
 
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.fn(*args, **kwargs)
 
+
+@overload
 def tool(
-    fn: Callable[..., Any],
+    fn: None = None,
+    /,
     *,
     name: str | None = None,
     requires_approval: bool = False,
     timeout_s: float | None = None,
     description: str | None = None,
-) -> Tool:
-    """Wrap ``fn`` with options: another name, approval before each call, a timeout."""
-    return Tool(fn, name or "", requires_approval, timeout_s, description)
+) -> Callable[[Callable[..., Any]], Tool]: ...
+
+
+@overload
+def tool(
+    fn: Callable[..., Any],
+    /,
+    *,
+    name: str | None = None,
+    requires_approval: bool = False,
+    timeout_s: float | None = None,
+    description: str | None = None,
+) -> Tool: ...
+
+
+def tool(
+    fn: Callable[..., Any] | None = None,
+    /,
+    *,
+    name: str | None = None,
+    requires_approval: bool = False,
+    timeout_s: float | None = None,
+    description: str | None = None,
+) -> Tool | Callable[[Callable[..., Any]], Tool]:
+    """Wrap ``fn`` with options: another name, approval before each call, a timeout.
+
+    Works as ``tool(fn, ...)``, as a decorator ``@tool`` and as ``@tool(timeout_s=5)``.
+    A function whose first parameter is annotated ``RunContext`` receives the run's
+    context there (see :mod:`codeact.context`).
+    """
+
+    def wrap(target: Callable[..., Any]) -> Tool:
+        if not callable(target):
+            raise TypeError(f"tool() takes a callable, not {type(target).__name__}")
+        return Tool(target, name or "", requires_approval, timeout_s, description)
+
+    return wrap if fn is None else wrap(fn)
 
 
 def _check_identifier(kind: str, name: str) -> None:
@@ -108,6 +151,7 @@ class Agent:
         temperature: float | None = None,
         max_tokens: int | None = None,
         stop: Sequence[str] | None = None,
+        mcp_servers: Sequence[MCPServer] = (),
     ) -> None:
         _check_identifier("agent", name)
         if max_steps < 1:
@@ -138,6 +182,8 @@ class Agent:
         self.temperature, self.max_tokens = temperature, max_tokens
         self.stop = list(stop) if stop else None
         self.tools = self._collect_tools(tools)
+        #: MCP servers whose tools join ``tools`` for each run (connected at run start).
+        self.mcp_servers = list(mcp_servers)
         self.sub_agents = list(sub_agents)
         self.transfer_targets = list(transfer_targets)
         for agent in self.sub_agents:
@@ -167,6 +213,37 @@ class Agent:
                 raise ValueError(f"two tools are named {item.name!r}")
             collected[item.name] = item
         return collected
+
+    def tool(
+        self,
+        fn: Callable[..., Any] | None = None,
+        /,
+        *,
+        name: str | None = None,
+        requires_approval: bool = False,
+        timeout_s: float | None = None,
+        description: str | None = None,
+    ) -> Any:
+        """Register a tool on this agent: ``@agent.tool`` or ``@agent.tool(timeout_s=5)``.
+
+        The decorated function is returned unchanged, so it stays callable as before.
+        """
+
+        def register(target: Callable[..., Any]) -> Callable[..., Any]:
+            spec = tool(
+                target,
+                name=name,
+                requires_approval=requires_approval,
+                timeout_s=timeout_s,
+                description=description,
+            )
+            _check_identifier("tool", spec.name)
+            if spec.name in self.tools or spec.name in {a.name for a in self.sub_agents}:
+                raise ValueError(f"this agent already has a tool named {spec.name!r}")
+            self.tools[spec.name] = spec
+            return target
+
+        return register if fn is None else register(fn)
 
     # -- the graph of agents ---------------------------------------------------------
     def handoff_names(self) -> dict[str, Agent]:
