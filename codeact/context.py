@@ -64,11 +64,16 @@ def bind_context(fn: Callable[..., Any], ctx: Callable[[], RunContext[Any]]) -> 
         wrapper = call
     functools.update_wrapper(wrapper, fn)
     del wrapper.__wrapped__  # type: ignore[attr-defined]  # the signature below is the one
-    wrapper.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
     try:
         hints = typing.get_type_hints(fn)
-    except Exception:  # unresolvable hints: fall back to the raw annotations
-        hints = dict(getattr(fn, "__annotations__", {}))
-    first = next(iter(signature.parameters))
-    wrapper.__annotations__ = {k: v for k, v in hints.items() if k != first}
+    except Exception:  # unresolvable hints: keep the annotations as written
+        hints = {}
+    params = [p.replace(annotation=hints.get(p.name, p.annotation)) for p in params]
+    returns = hints.get("return", signature.return_annotation)
+    wrapper.__signature__ = signature.replace(  # type: ignore[attr-defined]
+        parameters=params, return_annotation=returns
+    )
+    wrapper.__annotations__ = {p.name: p.annotation for p in params} | (
+        {"return": returns} if returns is not inspect.Signature.empty else {}
+    )
     return wrapper
