@@ -4,6 +4,8 @@
 package's confined workers. Model clients live in ``codeact.models``.
 """
 
+__version__ = "0.1.0"
+
 from codeact.agent import Agent, AgentRunFailed, Tool, tool
 from codeact.approval import Checkpoint
 from codeact.events import (
@@ -53,6 +55,7 @@ __all__ = [
     "ToolCallLog",
     "Transferred",
     "UsageSummary",
+    "__version__",
     "keep_recent_observations",
     "tool",
 ]

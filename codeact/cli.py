@@ -1,7 +1,8 @@
 """The ``codeact`` command: ``codeact run`` (an agent) and ``codeact exec`` (one script).
 
 ``codeact run`` exits 0 when the run produced a final result, 1 when the run failed,
-2 for bad usage, 3 when the sandbox itself failed.
+2 for bad usage, 3 when the sandbox itself failed; every command exits 130 on Ctrl-C
+and 141, quietly, when the reader of its output went away (``| head``).
 """
 
 from __future__ import annotations
@@ -13,9 +14,11 @@ import json
 import os
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
+from codeact import __version__
 from codeact.agent import Agent
 from codeact.events import (
     AgentEvent,
@@ -25,18 +28,21 @@ from codeact.events import (
     FailureCode,
     InteractionRequired,
     ModelReplied,
+    PreparedAction,
     ScriptExecuted,
     SubmitInteraction,
     Transferred,
 )
+from codeact.loop import describe_exception
 from codeact.mcp.cli import add_mcp_parser
 from codeact.models import ModelError, model_from_string
 from sandbox import PolicyError, policy_cli
 from sandbox import cli as sandbox_cli
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_SANDBOX = 0, 1, 2, 3
-#: What shells report for a process ended by Ctrl-C (128 + SIGINT).
-EXIT_INTERRUPTED = 130
+#: What shells report for a process ended by Ctrl-C (128 + SIGINT) and for one whose
+#: output pipe was closed (128 + SIGPIPE).
+EXIT_INTERRUPTED, EXIT_PIPE_CLOSED = 130, 141
 _FENCED = re.compile(r"```.*?(```|$)", re.S)
 
 
@@ -53,8 +59,10 @@ def load_tool(spec: str) -> list[Callable[..., Any]]:
         sys.path.insert(0, os.getcwd())
     try:
         module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise UsageError(f"--tools {spec!r}: cannot import {module_name!r}: {exc}") from None
+    except Exception as exc:  # the module's own code may raise anything while importing
+        raise UsageError(
+            f"--tools {spec!r}: cannot import {module_name!r}: {describe_exception(exc)}"
+        ) from None
     try:
         value = getattr(module, attr)
     except AttributeError:
@@ -97,6 +105,12 @@ def add_run_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParse
     parser.add_argument(
         "--approve", action="store_true", help="ask at the terminal before each script runs"
     )
+    parser.add_argument(
+        "--approve-file",
+        metavar="PATH",
+        help="take the decisions from PATH (- for standard input), one line per script: "
+        "y or yes runs it, anything else refuses it with that line as the reason",
+    )
     parser.add_argument("--json", action="store_true", help="print the AgentOutput as JSON")
     parser.set_defaults(handler=run_agent)
 
@@ -104,6 +118,7 @@ def add_run_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParse
 def run_agent(args: argparse.Namespace) -> int:
     """Carry out ``codeact run``."""
     try:
+        decide = _decider(args)
         tools = [fn for spec in args.tools for fn in load_tool(spec)]
         model = model_from_string(args.model)
         agent = Agent(
@@ -113,21 +128,49 @@ def run_agent(args: argparse.Namespace) -> int:
             tools,
             max_steps=args.max_steps,
             policy=args.policy,
-            approval="scripts" if args.approve else "never",
+            approval="never" if decide is None else "scripts",
         )
-    except (UsageError, PolicyError, ModelError, ValueError, TypeError, OSError) as exc:
+        agent.policy.worker_config()  # checks the mounts' directories before the run
+    except PolicyError as exc:
+        named = str(exc) if args.policy in str(exc) else f"--policy {args.policy}: {exc}"
+        print(f"codeact run: {named}", file=sys.stderr)
+        return EXIT_USAGE
+    except (UsageError, ModelError, ValueError, TypeError, OSError) as exc:
         print(f"codeact run: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    return asyncio.run(_run(agent, args.task, as_json=args.json, ask=args.approve))
+    return asyncio.run(_run(agent, args.task, as_json=args.json, decide=decide))
 
 
-async def _run(agent: Agent, task: str, *, as_json: bool, ask: bool) -> int:
+def _decider(args: argparse.Namespace) -> Decide | None:
+    """How approvals are answered: None when nothing needs approval."""
+    if args.approve_file is not None:
+        if args.approve_file == "-":
+            return LineDecisions(iter(sys.stdin.readline, ""), "standard input").decide
+        try:
+            lines = Path(args.approve_file).read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"--approve-file {args.approve_file}: {exc}") from None
+        return LineDecisions(iter(lines), args.approve_file).decide
+    if not args.approve:
+        return None
+    if not sys.stdin.isatty():
+        raise UsageError(
+            "--approve needs a terminal to ask at; without one, give the decisions with "
+            "--approve-file PATH (one line per script: y to run it, else the reason to refuse)"
+        )
+    return ask_terminal
+
+
+async def _run(agent: Agent, task: str, *, as_json: bool, decide: Decide | None) -> int:
     stream = agent.stream(task)
     show = (lambda text: None) if as_json else print
     try:
         async for event in stream:
-            if isinstance(event, InteractionRequired):
-                stream.submit(await asyncio.to_thread(_ask_terminal, event, ask))
+            if isinstance(event, InteractionRequired) and decide is not None:
+                answer = await asyncio.to_thread(_decide_all, event, decide)
+                for line in describe_decisions(event, answer):
+                    show(line)
+                stream.submit(answer)
             else:
                 show(describe(event))
     finally:
@@ -140,32 +183,64 @@ async def _run(agent: Agent, task: str, *, as_json: bool, ask: bool) -> int:
     return EXIT_SANDBOX if output.failure.code == FailureCode.SANDBOX_FAILED else EXIT_FAILED
 
 
-def _ask_terminal(event: InteractionRequired, interactive: bool) -> SubmitInteraction:
-    decisions = []
-    for action in event.actions:
-        if not interactive or not sys.stdin.isatty():
-            decisions.append(
-                Decision(
-                    action_id=action.id, proceed=False, reason="no terminal to ask for approval"
-                )
-            )
-            continue
-        what = (
-            action.source
-            if action.kind == "script"
-            else f"{action.tool}({json.dumps(action.arguments)})"
-        )
-        print(f"\n--- approve this {action.kind.replace('_', ' ')}? ---\n{what}", file=sys.stderr)
+Decide = Callable[[PreparedAction], Decision]
+
+
+def _decide_all(event: InteractionRequired, decide: Decide) -> SubmitInteraction:
+    return SubmitInteraction(batch_id=event.batch_id, decisions=[decide(a) for a in event.actions])
+
+
+def _what(action: PreparedAction) -> str:
+    if action.kind == "script":
+        return action.source or ""
+    return f"{action.tool}({json.dumps(action.arguments)})"
+
+
+def ask_terminal(action: PreparedAction) -> Decision:
+    """Ask at the terminal whether ``action`` may run."""
+    print(
+        f"\n--- approve this {action.kind.replace('_', ' ')}? ---\n{_what(action)}",
+        file=sys.stderr,
+    )
+    try:
         answer = input("run it? [y/N, or a reason to refuse] ").strip()
-        proceed = answer.lower() in ("y", "yes")
-        decisions.append(
-            Decision(
-                action_id=action.id,
-                proceed=proceed,
-                reason=None if proceed else (answer or "refused"),
+    except EOFError:
+        answer = ""
+    return _decision(action, answer)
+
+
+def _decision(action: PreparedAction, answer: str) -> Decision:
+    proceed = answer.lower() in ("y", "yes")
+    return Decision(
+        action_id=action.id, proceed=proceed, reason=None if proceed else (answer or "refused")
+    )
+
+
+class LineDecisions:
+    """Decisions read from a file, one line per action, in order."""
+
+    def __init__(self, lines: Iterator[str], name: str) -> None:
+        self._lines, self._name = lines, name
+
+    def decide(self, action: PreparedAction) -> Decision:
+        """The next line's decision; refused when the file has no line left."""
+        line = next(self._lines, None)
+        if line is None:
+            return Decision(
+                action_id=action.id, proceed=False, reason=f"no decision left in {self._name}"
             )
-        )
-    return SubmitInteraction(batch_id=event.batch_id, decisions=decisions)
+        return _decision(action, line.strip())
+
+
+def describe_decisions(event: InteractionRequired, answer: SubmitInteraction) -> list[str]:
+    """The transcript's lines for the decisions taken on ``event``."""
+    kinds = {a.id: a.kind.replace("_", " ") for a in event.actions}
+    return [
+        f"✓ {kinds.get(d.action_id, 'action')} approved"
+        if d.proceed
+        else f"✗ {kinds.get(d.action_id, 'action')} refused: {d.reason or 'refused'}"
+        for d in answer.decisions
+    ]
 
 
 def _indent(text: str, prefix: str = "    ") -> str:
@@ -203,11 +278,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="codeact", description="Agents that act by writing Python, run in a sandbox."
     )
+    parser.add_argument("--version", action="version", version=f"codeact {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     add_run_parser(subparsers)
     sandbox_cli.add_parser(subparsers)
     policy_cli.add_parser(subparsers)
     add_mcp_parser(subparsers)
+    from codeact.bench import cli as bench_cli
+
+    bench_cli.add_parser(subparsers)
     return parser
 
 
@@ -219,11 +298,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     try:
-        return int(args.handler(args))
+        status = int(args.handler(args))
+        sys.stdout.flush()  # here, where a closed pipe is caught, not at interpreter exit
+        return status
     except KeyboardInterrupt:
         # The sandboxes were closed on the way out: nothing is left running.
         print("codeact: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader went away (``| head``): the run was cancelled on the way out. Point
+        # stdout at /dev/null so the interpreter's final flush does not fail again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_PIPE_CLOSED
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ class FailureCode(StrEnum):
     TRANSFER_LOOP = "transfer_loop"
     INVALID_OUTPUT = "invalid_output"
     APPROVAL_REQUIRED = "approval_required"
+    INTERNAL_ERROR = "internal_error"
     # Model failures keep the model client's code.
     RATE_LIMITED = "rate_limited"
     QUOTA_EXHAUSTED = "quota_exhausted"

@@ -9,6 +9,7 @@ session) on a transfer, and returns the final result or raises :class:`RunEnded`
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import uuid
 from collections.abc import Callable
@@ -33,8 +34,16 @@ from codeact.models.errors import ModelError
 from codeact.output import ToolCallLog
 from codeact.prompting import render, system_prompt
 from codeact.schema import OutputSchema
-from codeact.summary import UsageSummary
-from sandbox import AsyncSandbox, AsyncSession, Execution, SandboxError, SandboxPolicy
+from codeact.settle import settle, uncancellable
+from codeact.summary import UsageSummary, plural
+from sandbox import (
+    AsyncSandbox,
+    AsyncSession,
+    Execution,
+    PolicyError,
+    SandboxError,
+    SandboxPolicy,
+)
 
 #: Feedback messages (what the loop tells the model) carry ids with this prefix, so that
 #: history processors can tell them from the user's own messages.
@@ -60,6 +69,10 @@ class RunContext:
         self.usage = UsageSummary()
         self.tool_calls: list[ToolCallLog] = []
         self.broker = InteractionBroker(emit)
+        #: A run ended while a script waited on a tool approval (no approver, a failing
+        #: one, a cancel): the tool call is refused, and the run ends once the script
+        #: returns, instead of the script's sandbox turning it into a tool error.
+        self.ended: RunEnded | None = None
         self._shared = shared
         self._sandboxes: dict[str, AsyncSandbox] = {}
 
@@ -68,16 +81,32 @@ class RunContext:
         else one the run starts (one per distinct policy per run)."""
         key = policy.digest()
         if self._shared is not None and self._shared.policy.digest() == key:
-            return await self._shared.start()
+            return await uncancellable(self._shared.start())
         if key not in self._sandboxes:
-            self._sandboxes[key] = await AsyncSandbox(policy, spares=1).start()
+            sandbox = AsyncSandbox(policy, spares=1)
+            try:
+                # The start runs in a thread that a cancellation cannot stop: wait for
+                # it, so that what it started is stopped below, not left running.
+                await uncancellable(sandbox.start())
+            except BaseException:
+                with contextlib.suppress(Exception):
+                    await settle(sandbox.close())
+                raise
+            self._sandboxes[key] = sandbox
         return self._sandboxes[key]
 
     async def close(self) -> None:
-        """Stop every sandbox the run started (the caller's stays up)."""
+        """Stop every sandbox the run started (the caller's stays up); the first
+        failure is raised once all of them were stopped."""
         sandboxes, self._sandboxes = list(self._sandboxes.values()), {}
+        failure: Exception | None = None
         for sandbox in sandboxes:
-            await sandbox.close()
+            try:
+                await sandbox.close()
+            except Exception as exc:
+                failure = failure or exc
+        if failure is not None:
+            raise failure
 
 
 class AgentLoop:
@@ -125,7 +154,10 @@ class AgentLoop:
             session = sandbox.session(
                 tools, gate=self._gate if gated else None, tool_timeouts=timeouts
             )
-            self._session = await session.start()
+            # Kept before it starts, so that close() ends it even if the start is
+            # interrupted; the start itself is waited for (it runs in a thread).
+            self._session = session
+            await uncancellable(session.start())
         return self._session
 
     async def close(self) -> None:
@@ -145,7 +177,7 @@ class AgentLoop:
                     f"agent {sub.name!r} failed ({ended.code}): {ended.message}"
                 ) from None
             finally:
-                await loop.close()
+                await settle(loop.close())
 
         call_agent.__name__ = sub.name
         call_agent.__doc__ = sub.description
@@ -159,7 +191,11 @@ class AgentLoop:
         action = PreparedAction(
             id=new_action_id(), kind="tool_call", agent=agent.name, tool=name, arguments=arguments
         )
-        decision = (await self.ctx.broker.ask([action], self.ctx.usage))[action.id]
+        try:
+            decision = (await self.ctx.broker.ask([action], self.ctx.usage))[action.id]
+        except RunEnded as ended:
+            self.ctx.ended = self.ctx.ended or ended
+            return f"the run ended ({ended.code}): {ended.message}"
         return None if decision.proceed else (decision.reason or "rejected")
 
     # -- the loop ------------------------------------------------------------------
@@ -169,7 +205,7 @@ class AgentLoop:
             if self.agent_steps >= self.agent.max_steps:
                 raise RunEnded(
                     FailureCode.MAX_STEPS_EXCEEDED,
-                    f"{self.agent.name} took {self.agent_steps} steps without a "
+                    f"{self.agent.name} took {plural(self.agent_steps, 'step')} without a "
                     f"final result (max_steps={self.agent.max_steps})",
                 )
             reply = await self._ask_model()
@@ -228,11 +264,18 @@ class AgentLoop:
 
     async def execute(self, source: str, *, note: str = "") -> JsonValue | Continue:
         """Run one script and act on its output: the final value, or CONTINUE."""
-        session = await self._open_session()
         try:
+            session = await self._open_session()
             execution = await session.run(source)
         except SandboxError as exc:
             raise RunEnded(FailureCode.SANDBOX_FAILED, str(exc)) from None
+        except PolicyError as exc:  # found only when the sandbox starts: a missing mount
+            raise RunEnded(FailureCode.SANDBOX_FAILED, f"the sandbox cannot start: {exc}") from None
+        except OSError as exc:
+            # A broken channel or a bounded wait that ran out: the machinery failed.
+            raise RunEnded(FailureCode.SANDBOX_FAILED, describe_exception(exc)) from None
+        if self.ctx.ended is not None:
+            raise self.ctx.ended
         self._record(execution)
         output = execution.output
         if output.type == "final_result":
@@ -330,6 +373,16 @@ class AgentLoop:
         except (ValidationError, Exception) as exc:
             return f"Error: the approved call {action.tool}() failed: {type(exc).__name__}: {exc}"
         return f"The approved call {action.tool}({json.dumps(action.arguments)}) returned: {text}"
+
+
+def describe_exception(exc: BaseException) -> str:
+    """``Type: message`` of ``exc``, even when its ``__str__`` raises."""
+    try:
+        text = str(exc)
+    except Exception:
+        text = "(its message could not be rendered)"
+    name = type(exc).__qualname__
+    return f"{name}: {text}" if text else name
 
 
 class Continue:

@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from codeact.events import FailureCode
 from codeact.messages import Message
-from codeact.summary import UsageSummary
+from codeact.summary import UsageSummary, plural
 from sandbox import ToolCallRecord
 
 
@@ -87,7 +87,7 @@ class AgentOutput(BaseModel):
         return self.usage.one_line()
 
     def __str__(self) -> str:
-        head = f"AgentOutput({self.agent}, {self.steps} steps)"
+        head = f"AgentOutput({self.agent}, {plural(self.steps, 'step')})"
         if self.failure is not None:
             body = f"failed ({self.failure.code}): {self.failure.message}"
         else:

@@ -18,9 +18,10 @@ from codeact.events import (
     Started,
     SubmitInteraction,
 )
-from codeact.loop import AgentLoop, Continue, RunContext
+from codeact.loop import AgentLoop, Continue, RunContext, describe_exception
 from codeact.messages import Message
 from codeact.output import AgentOutput, RunFailure
+from codeact.settle import settle
 from sandbox import AsyncSandbox, Sandbox, SandboxError
 
 if TYPE_CHECKING:
@@ -47,9 +48,14 @@ class AgentStream:
         self._queue = queue
         self._runner: asyncio.Task[None] | None = None
         self._resume: tuple[Checkpoint, SubmitInteraction] | None = None
+        # A new run's first messages; the system prompt is rendered inside the run.
+        self._history: list[Message] | None = None
         self._value: Any = None
         self._failure: RunFailure | None = None
         self._done = False
+        self._running = False
+        self._cleaning = False
+        self._cancel_requested = False
 
     # -- construction ----------------------------------------------------------------
     @classmethod
@@ -72,7 +78,7 @@ class AgentStream:
     ) -> AgentStream:
         """A new run of ``root`` on ``task`` after ``history``."""
         stream = cls._new(root, uuid.uuid4().hex, task, sandbox)
-        stream._loop.messages = [stream._loop.system_message(root), *history, Message.human(task)]
+        stream._history = history
         return stream
 
     @classmethod
@@ -108,26 +114,67 @@ class AgentStream:
             self._runner = asyncio.get_running_loop().create_task(self._drive())
 
     async def _drive(self) -> None:
+        """Run to the end, stop what the run started, then emit exactly one terminal
+        event: every way out of the loop, a crash included, is a typed outcome."""
+        self._running = True
+        escaping: BaseException | None = None
+        failure: tuple[FailureCode, str] | None = None
+        try:
+            try:
+                failure = await self._run_loop()
+            except BaseException as exc:  # KeyboardInterrupt, SystemExit: end, then re-raise
+                failure, escaping = _internal_error(exc), exc
+            cleanup_failure, _ = await settle(self._cleanup())
+            if failure is None:
+                failure = cleanup_failure
+            if failure is None:
+                self._ctx.emit(Completed(result=self._value, usage=self._ctx.usage))
+            else:
+                self._fail(*failure)
+        finally:
+            self._queue.put_nowait(_END)
+        if escaping is not None:
+            raise escaping
+
+    async def _run_loop(self) -> tuple[FailureCode, str] | None:
         ctx, loop = self._ctx, self._loop
         try:
+            if self._cancel_requested:
+                raise asyncio.CancelledError
             if self._resume is None:
                 ctx.emit(Started(run_id=ctx.run_id, agent=self.root.name, task=self._task_text))
+                if self._history is not None:
+                    first = [loop.system_message(self.root), *self._history]
+                    loop.messages = [*first, Message.human(self._task_text)]
                 self._value = await loop.run()
             else:
                 self._value = await self._continue_from_checkpoint(*self._resume)
-            ctx.emit(Completed(result=self._value, usage=ctx.usage))
         except RunEnded as ended:
-            self._fail(ended.code, ended.message)
+            return ended.code, ended.message
         except asyncio.CancelledError:
-            self._fail(FailureCode.CANCELLED, "the run was cancelled")
+            return FailureCode.CANCELLED, "the run was cancelled"
         except SandboxError as exc:
-            self._fail(FailureCode.SANDBOX_FAILED, str(exc))
-        finally:
+            return FailureCode.SANDBOX_FAILED, str(exc)
+        except Exception as exc:
+            return _internal_error(exc)
+        return None
+
+    async def _cleanup(self) -> tuple[FailureCode, str] | None:
+        """End the session, stop the run's sandboxes; what failed, if anything."""
+        self._cleaning = True
+        failure: tuple[FailureCode, str] | None = None
+        for close in (self._loop.close, self._ctx.close):
             try:
-                await loop.close()
-                await ctx.close()
-            finally:
-                self._queue.put_nowait(_END)
+                await close()
+            except Exception as exc:
+                code = (
+                    FailureCode.SANDBOX_FAILED
+                    if isinstance(exc, (SandboxError, OSError))
+                    else FailureCode.INTERNAL_ERROR
+                )
+                detail = f"closing the sandbox failed: {describe_exception(exc)}"
+                failure = failure or (code, detail)
+        return failure
 
     def _fail(self, code: FailureCode, message: str) -> None:
         self._failure = RunFailure(code=code, message=message)
@@ -214,17 +261,32 @@ class AgentStream:
         )
 
     def cancel(self) -> None:
-        """End the run with ``cancelled``; its worker is killed."""
-        if self._runner is not None and not self._runner.done():
-            # A tool call waiting for approval blocks a sandbox thread: release it first.
-            self._ctx.broker.abort(FailureCode.CANCELLED, "the run was cancelled")
-            self._runner.cancel()
+        """End the run with ``cancelled``; its worker is killed. Safe at any moment,
+        repeatedly: a run not yet started ends before it starts, and a run already
+        cleaning up is left to finish its clean-up."""
+        if self._cancel_requested:
+            return
+        self._cancel_requested = True
+        # A tool call waiting for approval blocks a sandbox thread: release it first.
+        self._ctx.broker.abort(FailureCode.CANCELLED, "the run was cancelled")
+        runner = self._runner
+        if runner is not None and self._running and not self._cleaning and not runner.done():
+            runner.cancel()
 
     async def aclose(self) -> None:
         """Cancel the run (if still going) and wait until it has cleaned up."""
         self.cancel()
-        if self._runner is not None:
-            await asyncio.gather(self._runner, return_exceptions=True)
+        # A run never started still ends the normal way: one Failed(cancelled) event.
+        self._ensure_started()
+        runner = self._runner
+        assert runner is not None
+        await settle(asyncio.wait([runner]))
+        error = None if runner.cancelled() else runner.exception()
+        if error is not None and self._failure is None:
+            # _drive reports every failure itself; this only guards against a bug there.
+            self._failure = RunFailure(
+                code=FailureCode.INTERNAL_ERROR, message=describe_exception(error)
+            )
 
     def output(self) -> AgentOutput:
         """The run's output so far (complete once the stream has ended)."""
@@ -240,6 +302,18 @@ class AgentStream:
             failure=self._failure,
         )
 
+    async def _answer(self, approver: Approver, event: InteractionRequired) -> None:
+        """Submit the approver's answer; an approver that fails ends the run."""
+        try:
+            answer = approver(event)
+            if inspect.isawaitable(answer):
+                answer = await answer
+            self.submit(answer)
+        except Exception as exc:
+            self._ctx.broker.abort(
+                FailureCode.INTERNAL_ERROR, f"the approver failed: {describe_exception(exc)}"
+            )
+
     async def result(self, approver: Approver | None = None) -> AgentOutput:
         """Run to the end, answering approvals with ``approver``; raise if it failed."""
         from codeact.agent import AgentRunFailed
@@ -254,16 +328,17 @@ class AgentStream:
                             "stream() and submit()",
                         )
                         continue
-                    answer = approver(event)
-                    if inspect.isawaitable(answer):
-                        answer = await answer
-                    self.submit(answer)
+                    await self._answer(approver, event)
         finally:
             await self.aclose()
         output = self.output()
         if output.failure is not None:
             raise AgentRunFailed(output)
         return output
+
+
+def _internal_error(exc: BaseException) -> tuple[FailureCode, str]:
+    return FailureCode.INTERNAL_ERROR, f"internal error: {describe_exception(exc)}"
 
 
 def _find_agent(root: Agent, name: str) -> Agent:

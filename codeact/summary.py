@@ -63,13 +63,18 @@ class UsageSummary(BaseModel):
     def one_line(self) -> str:
         """``3 requests, 1,234 tokens (1,000 in, 234 out), 5 tool calls, 3 scripts, ...``."""
         return (
-            f"{self.requests} requests, {self.total_tokens:,} tokens "
+            f"{plural(self.requests, 'request')}, {plural(self.total_tokens, 'token')} "
             f"({self.input_tokens:,} in, {self.output_tokens:,} out"
             + (f", {self.cached_tokens:,} cached" if self.cached_tokens else "")
             + (f", {self.reasoning_tokens:,} reasoning" if self.reasoning_tokens else "")
-            + f"), {self.tool_calls} tool calls, {self.scripts_run} scripts, "
+            + f"), {plural(self.tool_calls, 'tool call')}, {plural(self.scripts_run, 'script')}, "
             f"sandbox {_duration(self.sandbox_cpu_s)} CPU / {_duration(self.sandbox_wall_s)} wall"
         )
+
+
+def plural(count: int, noun: str) -> str:
+    """``1 step``, ``2 steps``, ``1,234 tokens``."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
 def _duration(seconds: float) -> str:

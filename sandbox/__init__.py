@@ -1,7 +1,8 @@
 """sandbox: run model-written Python under RestrictedPython in forked, confined workers.
 
 Public API: :class:`Sandbox`, :class:`AsyncSandbox`, :class:`SandboxPolicy`,
-:class:`Execution`, :class:`ScriptOutput` (and its variants), :class:`ErrorCode`.
+:class:`Execution`, :class:`ScriptOutput` (and its variants), :class:`ErrorCode`,
+:class:`SandboxHealth`, and the errors :class:`SandboxError`, :class:`AdmissionTimeout`.
 
 Names are loaded on first use, so that the worker processes, which import
 ``sandbox.zygote``, do not pay for the host side (pydantic, threads).
@@ -13,22 +14,27 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .admission import AdmissionTimeout
     from .aio import AsyncSandbox, AsyncSession
     from .execution import ErrorCode, Execution, ToolCallRecord
+    from .health import SandboxHealth
     from .host import Sandbox
     from .output import Error, FinalResult, Observation, ScriptOutput, TransferToAgent
     from .policy import Layers, Limits, Mount, PolicyError, SandboxPolicy
     from .process import SandboxError
+    from .requirements import RequirementNotMet
     from .session import Session
     from .tools import ToolDefinitionError
 
 _EXPORTS = {
+    "AdmissionTimeout": "admission",
     "AsyncSandbox": "aio",
     "AsyncSession": "aio",
     "ErrorCode": "execution",
     "Execution": "execution",
     "ToolCallRecord": "execution",
     "Sandbox": "host",
+    "SandboxHealth": "health",
     "Session": "session",
     "Error": "output",
     "FinalResult": "output",
@@ -41,10 +47,12 @@ _EXPORTS = {
     "PolicyError": "policy",
     "SandboxPolicy": "policy",
     "SandboxError": "process",
+    "RequirementNotMet": "requirements",
     "ToolDefinitionError": "tools",
 }
 
 __all__ = [
+    "AdmissionTimeout",
     "AsyncSandbox",
     "AsyncSession",
     "Error",
@@ -56,8 +64,10 @@ __all__ = [
     "Mount",
     "Observation",
     "PolicyError",
+    "RequirementNotMet",
     "Sandbox",
     "SandboxError",
+    "SandboxHealth",
     "SandboxPolicy",
     "ScriptOutput",
     "Session",

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import threading
 from collections.abc import Callable, Mapping
 from typing import Any, Self
 
 from .execution import Execution
+from .health import SandboxHealth
 from .host import Sandbox
 from .policy import SandboxPolicy
 from .session import Session
@@ -22,8 +24,29 @@ from .tools import ToolGate
 class AsyncSandbox:
     """Async counterpart of :class:`Sandbox`: ``async with AsyncSandbox(policy) as sb``."""
 
-    def __init__(self, policy: SandboxPolicy | str | None = None, *, spares: int = 2) -> None:
-        self.sync = Sandbox(policy, spares=spares)
+    def __init__(
+        self,
+        policy: SandboxPolicy | str | None = None,
+        *,
+        spares: int = 2,
+        max_workers: int | None = None,
+        memory_budget_mb: int | None = None,
+        admission_timeout_s: float = 60.0,
+        start_timeout_s: float = 10.0,
+        tool_threads: int = 64,
+        hung_tools_per_session: int = 4,
+    ) -> None:
+        """The same options as :class:`Sandbox`."""
+        self.sync = Sandbox(
+            policy,
+            spares=spares,
+            max_workers=max_workers,
+            memory_budget_mb=memory_budget_mb,
+            admission_timeout_s=admission_timeout_s,
+            start_timeout_s=start_timeout_s,
+            tool_threads=tool_threads,
+            hung_tools_per_session=hung_tools_per_session,
+        )
 
     @classmethod
     def wrap(cls, sandbox: Sandbox) -> AsyncSandbox:
@@ -43,13 +66,29 @@ class AsyncSandbox:
         return self.sync.confinement
 
     async def start(self) -> Self:
-        """Start the zygote (in a thread: it takes tens of milliseconds)."""
-        await asyncio.to_thread(self.sync.start)
+        """Start the zygote (in a thread: it takes tens of milliseconds); cancelling this
+        call leaves nothing running."""
+        task = asyncio.ensure_future(asyncio.to_thread(self.sync.start))
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError:
+            await asyncio.wait([task])
+            await asyncio.to_thread(self.sync.close)
+            raise
         return self
 
     async def close(self) -> None:
-        """Kill every worker and stop the zygote."""
-        await asyncio.to_thread(self.sync.close)
+        """Kill every worker and stop the zygote (finished even if this is cancelled)."""
+        task = asyncio.ensure_future(asyncio.to_thread(self.sync.close))
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError:
+            await asyncio.wait([task])
+            raise
+
+    def health(self) -> SandboxHealth:
+        """See :meth:`Sandbox.health`."""
+        return self.sync.health()
 
     async def __aenter__(self) -> Self:
         return await self.start()
@@ -85,17 +124,28 @@ class AsyncSession:
         self._session: Session | None = None
 
     async def start(self) -> Self:
-        """Take a worker for this session."""
+        """Take a worker for this session (cancelling this call leaves none behind)."""
         if self._session is None:
             loop = asyncio.get_running_loop()
+            cancel = threading.Event()
             open_session = functools.partial(
                 self._sandbox.session,
                 self._tools,
                 gate=self._gate,
                 tool_timeouts=self._tool_timeouts,
                 loop=loop,
+                cancel=cancel,
             )
-            self._session = await asyncio.to_thread(open_session)
+            task = asyncio.ensure_future(asyncio.to_thread(open_session))
+            try:
+                self._session = await asyncio.shield(task)
+            except asyncio.CancelledError:
+                # A wait for a slot ends at once; a worker being started is then ended.
+                cancel.set()
+                await asyncio.wait([task])
+                if not task.cancelled() and task.exception() is None:
+                    task.result().close()
+                raise
         return self
 
     async def __aenter__(self) -> Self:
@@ -114,17 +164,20 @@ class AsyncSession:
         await self.start()
         session = self._session
         assert session is not None
-        task = asyncio.ensure_future(asyncio.to_thread(session.run, source))
+        cancel = threading.Event()
+        task = asyncio.ensure_future(asyncio.to_thread(session.run, source, cancel=cancel))
         try:
             return await asyncio.shield(task)
         except asyncio.CancelledError:
+            cancel.set()  # covers a run still starting its worker
             session.kill()
             # Let the thread observe the dead worker before the session is reused.
             await asyncio.wait([task])
             raise
 
     async def close(self) -> None:
-        """End the session and kill its worker."""
+        """End the session and kill its worker (quick and non-blocking: done here, so
+        that cancelling the caller cannot skip it)."""
         if self._session is not None:
             session, self._session = self._session, None
-            await asyncio.to_thread(session.close)
+            session.close()

@@ -78,6 +78,9 @@ def run_exec(args: argparse.Namespace) -> int:
     try:
         with Sandbox(policy, spares=0) as sandbox, sandbox.session() as session:
             execution = session.run(source)
+    except PolicyError as exc:  # found when the sandbox starts, e.g. a missing mount
+        print(f"codeact exec: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     except SandboxError as exc:
         print(f"codeact exec: the sandbox failed: {exc}", file=sys.stderr)
         return EXIT_SANDBOX

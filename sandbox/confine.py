@@ -2,10 +2,12 @@
 
 In order: its own session and process group (so the host can kill everything it
 starts), death with its parent, no inherited descriptors, an empty environment,
-private copies of the writable mounts when asked (``staging.py``), resource limits,
-Landlock filesystem confinement (``landlock.py``) and the seccomp filter
-(``seccomp.py``). Anything a machine does not allow is reported as degraded in
-the returned report, never skipped silently.
+private copies of the writable mounts when asked (``staging.py``), no privileges
+(``privileges.py``: ``no_new_privs``, every capability set emptied — after staging,
+which needs capabilities in its user namespace), resource limits, Landlock filesystem
+confinement (``landlock.py``) and the seccomp filter (``seccomp.py``). Anything a
+machine does not allow is reported as degraded in the returned report, never skipped
+silently.
 
 Worker side: standard library only.
 """
@@ -18,16 +20,19 @@ import signal
 from collections.abc import Sequence
 from typing import Any
 
-from . import landlock, staging
+from . import landlock, namespaces, privileges, staging
 from .seccomp import die_with_parent, install_syscall_filter
 
 
-def apply_rlimits(limits: dict[str, Any], *, max_file_bytes: int = 0) -> None:
+def apply_rlimits(
+    limits: dict[str, Any], *, max_file_bytes: int = 0, reserved_bytes: int = 0
+) -> None:
     """Resource limits for this process; raises if one cannot be set.
 
-    ``max_file_bytes`` is the largest file a script may write (0: none at all).
+    ``max_file_bytes`` is the largest file a script may write (0: none at all);
+    ``reserved_bytes`` of the memory limit are held by the staged copies' tmpfs.
     """
-    memory = int(limits["memory_mb"]) * 1024 * 1024
+    memory = int(limits["memory_mb"]) * 1024 * 1024 - reserved_bytes
     session_cpu = int(limits["session_cpu_s"])
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # oversize writes fail with EFBIG instead
     settings = [
@@ -78,6 +83,13 @@ def _restrict_filesystem(mounts: Sequence[dict[str, Any]]) -> str:
     return f"active (Landlock ABI {abi})"
 
 
+def _drop_privileges() -> str:
+    try:
+        return privileges.drop()
+    except OSError as exc:
+        return f"degraded: {exc.strerror or exc}"
+
+
 def confine(
     channel_fd: int,
     limits: dict[str, Any],
@@ -95,23 +107,32 @@ def confine(
     """
     report: dict[str, str] = {}
     if os_layer:
+        # Before detach: it needs the zygote's /proc descriptor. Every unshare and mount
+        # happens here or in staging, before the syscall filter refuses them.
+        report.update(namespaces.enter_worker(own_mounts=stage_writes))
         detach(channel_fd)
         report["environment"] = "active" if not os.environ else "degraded: not empty"
         report["descriptors"] = "active"
     else:
         _own_process_group()
+        report.update(namespaces.off())
         report["environment"] = report["descriptors"] = "off"
     report["process_group"] = "active"
+    reserved = 0
     if os_layer and stage_writes:
         try:
-            report["write_staging"] = staging.stage(mounts)
+            entered = namespaces.in_own_mount_namespace(report)
+            memory = int(limits["memory_mb"]) * 1024 * 1024
+            report["write_staging"], reserved = staging.stage(mounts, memory, entered=entered)
         except OSError as exc:
             report["write_staging"] = (
                 f"degraded: {exc}; a mount's total is checked only after each run"
             )
+    report["privileges"] = _drop_privileges() if os_layer else "off"
     writable = [m for m in mounts if m["mode"] == "rw"]
     try:
-        apply_rlimits(limits, max_file_bytes=max((m["max_bytes"] for m in writable), default=0))
+        largest = max((m["max_bytes"] for m in writable), default=0)
+        apply_rlimits(limits, max_file_bytes=largest, reserved_bytes=reserved)
         report["rlimits"] = "active"
     except (OSError, ValueError) as exc:
         report["rlimits"] = f"degraded: {exc}"
@@ -122,7 +143,13 @@ def confine(
     try:
         # Without Landlock, writes stay refused by the filter, writable mounts or not.
         landlocked = report["filesystem"].startswith("active")
-        install_syscall_filter(file_writes=bool(writable) and landlocked)
+        # Landlock does not govern a file's mode, owner, times or xattrs: those calls are
+        # allowed only where nothing outside the mounts exists (the minimal root, whose
+        # other binds are read-only).
+        install_syscall_filter(
+            file_writes=bool(writable) and landlocked,
+            metadata_writes=namespaces.minimal_root_active(),
+        )
         report["syscall_filter"] = "active"
     except OSError as exc:
         report["syscall_filter"] = f"degraded: {exc.strerror or exc}"

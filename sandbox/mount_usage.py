@@ -9,31 +9,35 @@ a session that grew one beyond its ``max_bytes`` is stopped.
 from __future__ import annotations
 
 import os
+import stat
 from typing import Any
+
+from .dirfd import BENEATH, DIR_FLAGS, Walk
 
 #: Directory entries scanned per mount and check, so a huge tree cannot stall the host.
 MAX_ENTRIES = 100_000
+#: Directory levels measured (a descriptor is held per level).
+MAX_DEPTH = 128
 
 
-def tree_size(root: str) -> int:
-    """Bytes of the regular files under ``root`` (symlinks not followed)."""
-    total, seen = 0, 0
-    stack = [root]
-    while stack and seen < MAX_ENTRIES:
-        try:
-            entries = os.scandir(stack.pop())
-        except OSError:
-            continue
-        with entries:
-            for entry in entries:
-                seen += 1
-                try:
-                    if entry.is_dir(follow_symlinks=False):
-                        stack.append(entry.path)
-                    elif entry.is_file(follow_symlinks=False):
-                        total += entry.stat(follow_symlinks=False).st_size
-                except OSError:
-                    continue
+def tree_size(root: str | int) -> int:
+    """Apparent bytes of the regular files under ``root`` (a path or a directory
+    descriptor): sparse files count at their full length, links are not followed, and
+    paths of any length are reached (one name at a time, through descriptors)."""
+    try:
+        fd = os.dup(root) if isinstance(root, int) else os.open(root, DIR_FLAGS)
+    except OSError:
+        return 0
+    total = 0
+    try:
+        walk = Walk(fd, max_depth=MAX_DEPTH, max_entries=MAX_ENTRIES, resolve=BENEATH)
+        for _, info in walk:
+            if stat.S_ISREG(info.st_mode):
+                total += info.st_size
+    except OSError:
+        pass  # what could be measured before the tree changed under the walk
+    finally:
+        os.close(fd)
     return total
 
 

@@ -20,10 +20,18 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from .guards import BUILTIN_NAMES
 from .modules import CATALOG
+from .requirements import REQUIRABLE
 
 
 class PolicyError(ValueError):
     """A policy could not be loaded or built; the message names the field at fault."""
+
+
+#: The smallest ``memory_mb`` accepted. Measured on CPython 3.11: the zygote maps about
+#: 21 MB and the host wants 48 MB of headroom above it, so a worker starts from 69 MB
+#: (``codeact exec --memory-mb 68`` fails, 70 works); the margin is for larger builds.
+#: The host still checks the real figure when the sandbox starts.
+MIN_MEMORY_MB = 80
 
 
 class Limits(BaseModel):
@@ -37,13 +45,25 @@ class Limits(BaseModel):
         6.0, gt=0, description="CPU seconds per run before the worker is killed."
     )
     session_cpu_s: int = Field(600, gt=0, description="Kernel CPU limit for a session's worker.")
-    memory_mb: int = Field(512, ge=64, le=1 << 20, description="Address-space limit of a worker.")
+    memory_mb: int = Field(
+        512, le=1 << 20, description=f"Address-space limit of a worker (at least {MIN_MEMORY_MB})."
+    )
     output_bytes: int = Field(65536, ge=64, description="Printed output kept per run.")
     result_bytes: int = Field(1_000_000, ge=64, description="Largest result (as JSON) per run.")
     tool_calls: int = Field(100, ge=0, description="Tool calls per run.")
     tool_timeout_s: float = Field(30.0, gt=0, description="Seconds a single tool call may take.")
     source_bytes: int = Field(100_000, ge=16, description="Largest script accepted.")
     recursion_depth: int = Field(200, ge=20, le=20000, description="Python call depth.")
+
+    @field_validator("memory_mb")
+    @classmethod
+    def _enough_to_start(cls, value: int) -> int:
+        if value < MIN_MEMORY_MB:
+            raise ValueError(
+                f"{value} MB is too little: a worker needs at least {MIN_MEMORY_MB} MB "
+                f"to start (the interpreter, RestrictedPython and the allowed modules)"
+            )
+        return value
 
     @model_validator(mode="after")
     def _soft_below_hard(self) -> Self:
@@ -110,6 +130,11 @@ class SandboxPolicy(BaseModel):
     limits: Limits = Field(default_factory=Limits)
     layers: Layers = Field(default_factory=Layers)
     mounts: tuple[Mount, ...] = Field(default=(), description="Host directories for scripts.")
+    require: tuple[str, ...] = Field(
+        default=(),
+        description="Confinement mechanisms that must be active (e.g. ipc_namespace, "
+        "minimal_root); the sandbox refuses to start where one is not.",
+    )
 
     @field_validator("mounts")
     @classmethod
@@ -119,6 +144,25 @@ class SandboxPolicy(BaseModel):
             if a == b or b.startswith(a + "/"):
                 raise ValueError(f"mounts {a!r} and {b!r} overlap")
         return value
+
+    @field_validator("require")
+    @classmethod
+    def _known_mechanisms(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        unknown = [name for name in value if name not in REQUIRABLE]
+        if unknown:
+            raise ValueError(
+                f"unknown mechanism(s) {', '.join(map(repr, unknown))}; "
+                f"available: {', '.join(REQUIRABLE)}"
+            )
+        return tuple(sorted(set(value)))
+
+    @model_validator(mode="after")
+    def _required_layer_on(self) -> Self:
+        if self.require and not self.layers.os:
+            raise ValueError(
+                f"require: {', '.join(self.require)} cannot be active with layers.os = false"
+            )
+        return self
 
     @field_validator("modules")
     @classmethod
@@ -159,6 +203,10 @@ class SandboxPolicy(BaseModel):
             text = path.read_text(encoding="utf-8")
         except OSError as exc:
             raise PolicyError(f"{path}: cannot read policy file: {exc.strerror}") from None
+        except UnicodeDecodeError as exc:
+            raise PolicyError(
+                f"{path}: a policy file must be UTF-8 text (byte {exc.start} is not)"
+            ) from None
         try:
             if path.suffix.lower() == ".json":
                 data = json.loads(text)
@@ -190,8 +238,8 @@ class SandboxPolicy(BaseModel):
             if base not in cls.PRESETS:
                 raise PolicyError(f"{source}: extends: unknown preset {base!r}")
             merged = cls.preset(base).model_dump(mode="json")
-            limits = {**merged["limits"], **data.pop("limits", {})}
-            layers = {**merged["layers"], **data.pop("layers", {})}
+            limits = {**merged["limits"], **_table(source, "limits", data.pop("limits", {}))}
+            layers = {**merged["layers"], **_table(source, "layers", data.pop("layers", {}))}
             data = {**merged, **data, "limits": limits, "layers": layers}
         try:
             return cls.model_validate(data)
@@ -211,6 +259,10 @@ class SandboxPolicy(BaseModel):
                     f"{type(mount).__name__}: write with_mounts(m1, m2) or with_mounts(*ms)"
                 )
         return self._revised(mounts=[*self.mounts, *mounts])
+
+    def with_require(self, *names: str) -> SandboxPolicy:
+        """A copy that also requires the confinement mechanisms ``names`` to be active."""
+        return self._revised(require=[*self.require, *names])
 
     def with_limits(self, **changes: Any) -> SandboxPolicy:
         """A copy with some limits changed (validated)."""
@@ -269,6 +321,14 @@ def _check_read_only_outside_writable(mounts: list[dict[str, Any]]) -> None:
                     f"on the host ({inner} in {outer}): the OS layer could not keep it "
                     f"read-only; mount a directory outside it, or make both read-only"
                 )
+
+
+def _table(source: str, field: str, value: object) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise PolicyError(
+            f"{source}: {field}: must be a table/object of settings, not {type(value).__name__}"
+        )
+    return value
 
 
 def _describe(exc: ValidationError) -> str:

@@ -2,9 +2,11 @@
 
 - ``show [PRESET|FILE] [--json]``: the effective policy, its digest, and the state of
   each confinement mechanism on this machine (from a started sandbox).
-- ``probe [--policy P] [--suite escapes|redcode|DIR] [--layers language,os] [--json]``:
-  the per-category table and attack success rate; ``--json`` prints one JSON record per
-  case. Exit 1 if anything escaped, 0 otherwise.
+- ``probe [--policy P] [--suite escapes|redcode|DIR] [--layers language,os]... [--json]
+  [--html FILE]``: the per-category table and attack success rate (``--layers``
+  repeated: one run per configuration, compared side by side); ``--json`` prints one
+  JSON record per case; ``--html`` writes a heat map of categories × configurations.
+  Exit 1 if anything escaped, 0 otherwise.
 - ``diff A B [--json]``: the fields that differ (dotted paths) and what that changes.
 
 Exit status 2 for bad usage (message on stderr), 3 when the sandbox itself failed.
@@ -16,13 +18,23 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from pydantic import BaseModel
 
 from .host import Sandbox
-from .policy import PolicyError, SandboxPolicy
-from .probe import SUITES, ProbeRefused, render_table, run_suite
+from .policy import Mount, PolicyError, SandboxPolicy
+from .probe import (
+    SUITES,
+    CaseResult,
+    ProbeRefused,
+    render_comparison,
+    render_table,
+    run_suite,
+)
 from .probe.diff import diff_policies
+from .probe.progress import DisplayKind, ProbeProgress
+from .probe.report_html import render_probe_report
 from .process import SandboxError
 
 EXIT_OK, EXIT_ESCAPED, EXIT_USAGE, EXIT_SANDBOX = 0, 1, 2, 3
@@ -59,8 +71,17 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     probe.add_argument(
         "--layers",
-        default="language,os",
-        help="the layers left on, comma-separated (default: language,os)",
+        action="append",
+        help="the layers left on, comma-separated (default: language,os); "
+        "repeat to compare configurations",
+    )
+    probe.add_argument(
+        "--html", metavar="FILE", help="write a heat map of categories × configurations"
+    )
+    probe.add_argument(
+        "--display",
+        choices=("rich", "plain", "none"),
+        help="progress: a live bar on a terminal (default), plain lines, or nothing",
     )
     probe.add_argument(
         "--category", action="append", default=[], help="run only this category (repeatable)"
@@ -104,16 +125,24 @@ def run_show(args: argparse.Namespace) -> int:
     report = PolicyReport(
         policy=policy.model_dump(mode="json"), digest=policy.digest(), confinement=confinement
     )
-    print(report.model_dump_json(indent=2) if args.json else render_policy(policy, confinement))
+    label = _label(args.policy, policy)
+    print(
+        report.model_dump_json(indent=2)
+        if args.json
+        else render_policy(policy, confinement, label=label)
+    )
     return EXIT_OK
 
 
-def render_policy(policy: SandboxPolicy, confinement: dict[str, str]) -> str:
-    """A readable description of a policy and of what this machine enforces."""
+def render_policy(
+    policy: SandboxPolicy, confinement: dict[str, str], *, label: str | None = None
+) -> str:
+    """A readable description of a policy (named ``label``, by default its name) and of
+    what this machine enforces."""
     limits = policy.limits.model_dump()
     layers = ", ".join(f"{n} {'on' if getattr(policy.layers, n) else 'off'}" for n in LAYERS)
     lines = [
-        f"policy: {policy.name}",
+        f"policy: {label or policy.name}",
         f"digest: {policy.digest()}",
         f"layers: {layers}",
         f"modules ({len(policy.modules)}): {' '.join(policy.modules)}",
@@ -122,16 +151,27 @@ def render_policy(policy: SandboxPolicy, confinement: dict[str, str]) -> str:
     ]
     if policy.mounts:
         lines.append("mounts:")
-        lines += [
-            f"  {m.sandbox_path} -> {m.host_path} ({m.mode}, {m.max_bytes} bytes writable)"
-            for m in policy.mounts
-        ]
+        lines += [f"  {m.sandbox_path} -> {m.host_path} ({_access(m)})" for m in policy.mounts]
     else:
         lines.append("mounts: none")
+    lines.append(f"requires: {', '.join(policy.require) or 'nothing beyond the layers'}")
     lines.append("enforced on this machine:")
     width = max([len(k) for k in confinement] + [1])
     lines += [f"  {name:<{width}}  {state}" for name, state in confinement.items()]
     return "\n".join(lines)
+
+
+def _access(mount: Mount) -> str:
+    if mount.mode == "ro":
+        return "read-only"
+    return f"read-write, {mount.max_bytes} bytes writable per session"
+
+
+def _label(spec: str, policy: SandboxPolicy) -> str:
+    """A policy's name for reports: a file's own ``name``, else the file's path."""
+    if spec in SandboxPolicy.PRESETS or policy.name not in ("custom", *SandboxPolicy.PRESETS):
+        return policy.name
+    return spec if policy.name == "custom" else f"{spec} (extends {policy.name})"
 
 
 def _layers(text: str) -> dict[str, bool]:
@@ -144,36 +184,65 @@ def _layers(text: str) -> dict[str, bool]:
 
 def run_probe(args: argparse.Namespace) -> int:
     """Carry out ``codeact policy probe``."""
+    configurations = args.layers or ["language,os"]
     try:
-        policy = SandboxPolicy.load(args.policy).with_layers(**_layers(args.layers))
+        policies = {
+            layers: SandboxPolicy.load(args.policy).with_layers(**_layers(layers))
+            for layers in configurations
+        }
     except (PolicyError, ValueError) as exc:
         return _fail("probe", str(exc))
-    try:
-        results = run_suite(
-            policy,
-            args.suite,
-            categories=args.category or None,
-            allow_unconfined=args.allow_unconfined,
-        )
-    except (ProbeRefused, ValueError, FileNotFoundError) as exc:
-        return _fail("probe", str(exc))
-    except SandboxError as exc:
-        return _fail("probe", f"the sandbox failed: {exc}", EXIT_SANDBOX)
-    if not results:
-        return _fail("probe", "no case matched the selected categories")
+    runs: dict[str, list[CaseResult]] = {}
+    for layers, policy in policies.items():
+        kind: DisplayKind | None = "none" if args.json and not args.display else args.display
+        progress = ProbeProgress(kind, f"layers on: {layers or 'none'}")
+        try:
+            results = run_suite(
+                policy,
+                args.suite,
+                categories=args.category or None,
+                allow_unconfined=args.allow_unconfined,
+                on_start=progress.start,
+                on_result=progress.result,
+            )
+        except (ProbeRefused, ValueError, FileNotFoundError) as exc:
+            return _fail("probe", str(exc))
+        except SandboxError as exc:
+            return _fail("probe", f"the sandbox failed: {exc}", EXIT_SANDBOX)
+        finally:
+            progress.close()
+        if not results:
+            return _fail("probe", "no case matched the selected categories")
+        runs[f"layers on: {layers or 'none'}"] = results
+        _report(args, layers, policy, results)
+    if len(runs) > 1 and not args.json:
+        print("attack success rate (escaped / cases):")
+        print(render_comparison(runs))
+    if args.html:
+        title = f"suite {args.suite} under policy {args.policy}"
+        try:
+            Path(args.html).write_text(render_probe_report(title, runs), encoding="utf-8")
+        except OSError as exc:
+            return _fail("probe", f"cannot write {args.html}: {exc.strerror or exc}")
+    escaped = any(r.outcome == "escaped" for results in runs.values() for r in results)
+    return EXIT_ESCAPED if escaped else EXIT_OK
+
+
+def _report(
+    args: argparse.Namespace, layers: str, policy: SandboxPolicy, results: list[CaseResult]
+) -> None:
     if args.json:
         for result in results:
             print(result.model_dump_json())
-    else:
-        title = (
-            f"suite {args.suite} under policy {policy.name} "
-            f"(layers on: {args.layers or 'none'}; digest {policy.digest()[:12]})"
-        )
-        print(render_table(results, title))
-        for result in results:
-            if result.outcome == "escaped":
-                print(f"ESCAPED {result.id}: {result.detail}")
-    return EXIT_ESCAPED if any(r.outcome == "escaped" for r in results) else EXIT_OK
+        return
+    title = (
+        f"suite {args.suite} under policy {_label(args.policy, policy)} "
+        f"(layers on: {layers or 'none'}; digest {policy.digest()[:12]})"
+    )
+    print(render_table(results, title))
+    for result in results:
+        if result.outcome == "escaped":
+            print(f"ESCAPED {result.id}: {result.detail}")
 
 
 def run_diff(args: argparse.Namespace) -> int:

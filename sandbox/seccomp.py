@@ -1,11 +1,15 @@
-"""The worker's seccomp filter: raw classic BPF, loaded with ``prctl``.
+"""The worker's seccomp filter: an allowlist in raw classic BPF, loaded with ``prctl``.
 
-It refuses network sockets, ``exec``, new processes and threads, ``ptrace``, signals
-to other processes, the administrative calls a root process could otherwise make
-(mounts, clocks, modules) and, unless a writable mount needs them (Landlock then
-confines the writes), changes to the file system: opening for writing, creating,
-truncating, renaming, deleting, ``chmod``. Refused calls fail with ``EPERM``, so Python
-raises ``PermissionError``. No extra package, no root needed.
+Only the syscalls of ``syscalls.ALLOWED`` pass, some only with the arguments of
+``syscalls.CHECKED`` (signals, limits, priority and CPUs of the worker itself; harmless
+``fcntl``/``ioctl``/``prctl`` commands). Opening for writing, creating, renaming and
+deleting files pass only with ``file_writes`` (read-write mounts, confined by Landlock);
+changing a file's mode, owner, times or extended attributes only with
+``metadata_writes`` (the filesystem layer leaves nothing but the mounts visible).
+Everything else — sockets, new processes and threads, exec, ptrace, namespaces,
+mounts, io_uring, fanotify, and every syscall a later kernel adds — fails with
+``EPERM``, so Python raises ``PermissionError``; another architecture's calls (``int
+0x80``) kill the worker. No extra package, no root needed.
 
 Worker side: standard library only.
 """
@@ -23,11 +27,14 @@ import sys
 from typing import Any
 
 from .syscalls import (
+    ALLOWED,
     ARCHES,
-    DENIED_COMMON,
-    DENIED_X86_64_ONLY,
+    CHECKED,
     FILE_WRITES,
+    HOT,
+    METADATA,
     OPEN_CALLS,
+    SELF,
     WRITE_OPEN_FLAGS,
 )
 
@@ -38,6 +45,8 @@ _SECCOMP_MODE_FILTER = 2
 
 _LD_ABS_W, _JEQ, _JGE, _JSET, _RET = 0x20, 0x15, 0x35, 0x45, 0x06
 _ALLOW, _KILL, _ERRNO = 0x7FFF0000, 0x80000000, 0x00050000
+_ALLOW_RET = (_RET, _ALLOW, 0, 0)
+_REFUSE_RET = (_RET, _ERRNO | errno.EPERM, 0, 0)
 
 _Instr = tuple[int, int, "int | str", "int | str"]
 
@@ -60,16 +69,50 @@ def _assemble(prog: list[_Instr | str]) -> bytes:
     return b"".join(packed)
 
 
-def build_filter(pid: int, machine: str | None = None, *, file_writes: bool = False) -> bytes:
-    """The BPF program for this worker: deny list, signals only to itself, and read-only
-    file access unless ``file_writes`` (read-write mounts, confined by Landlock)."""
+def _checked_block(
+    name: str, rules: tuple[tuple[int, tuple[int | str, ...]], ...], pid: int
+) -> list[_Instr | str]:
+    """Allow when every rule holds: the low 32 bits of argument ``index`` (arguments are
+    64-bit little-endian words from offset 16) is one of the values."""
+    block: list[_Instr | str] = [f"check_{name}"]
+    for number, (index, values) in enumerate(rules):
+        passed = f"check_{name}_{number + 1}"
+        block.append((_LD_ABS_W, 16 + 8 * index, 0, 0))
+        for value in values:
+            block.append((_JEQ, pid if value == SELF else int(value), passed, 0))
+        block += [_REFUSE_RET, passed]
+    return [*block, _ALLOW_RET]
+
+
+def _chain(
+    table: dict[str, int], file_writes: bool, metadata_writes: bool
+) -> list[tuple[int, str]]:
+    """(number, label) for each syscall this filter lets through, the most frequent first."""
+    allowed = [name for group in ALLOWED.values() for name in group]
+    allowed += list(FILE_WRITES) if file_writes else []
+    allowed += list(METADATA) if metadata_writes else []
+    targets = {name: "allow" for name in allowed}
+    targets.update({name: f"check_{name}" for name in CHECKED})
+    if not file_writes:
+        targets.update({name: f"open_flags_{index}" for name, index in OPEN_CALLS})
+    hot = {name: rank for rank, name in enumerate(HOT)}
+    names = sorted((n for n in targets if n in table), key=lambda n: hot.get(n, len(hot)))
+    return [(table[name], targets[name]) for name in names]
+
+
+def build_filter(
+    pid: int,
+    machine: str | None = None,
+    *,
+    file_writes: bool = False,
+    metadata_writes: bool = False,
+) -> bytes:
+    """The BPF program for the worker ``pid``: the allowlist, its argument checks, and
+    the write and metadata groups when the flags ask for them."""
     machine = machine or platform.machine()
     if machine not in ARCHES:
         raise OSError(errno.ENOSYS, f"no syscall table for {machine}")
     arch, table = ARCHES[machine]
-    denied = DENIED_COMMON + (DENIED_X86_64_ONLY if machine == "x86_64" else [])
-    if file_writes:
-        denied = [name for name in denied if name not in FILE_WRITES]
     prog: list[_Instr | str] = [
         (_LD_ABS_W, 4, 0, 0),
         (_JEQ, arch, 0, "kill"),
@@ -77,47 +120,43 @@ def build_filter(pid: int, machine: str | None = None, *, file_writes: bool = Fa
     ]
     if machine == "x86_64":  # the x32 ABI shares the arch value; refuse it outright
         prog.append((_JGE, 0x40000000, "deny", 0))
-    for nr in sorted({table[name] for name in denied}):
-        prog.append((_JEQ, nr, "deny", 0))
-    for name in ("kill", "tkill", "tgkill"):
-        prog.append((_JEQ, table[name], "own_pid", 0))
-    opened = [] if file_writes else OPEN_CALLS
-    opens = [(table[name], index) for name, index in opened if name in table]
-    for nr, index in opens:
-        prog.append((_JEQ, nr, f"open_flags_{index}", 0))
-    prog += [(_RET, _ALLOW, 0, 0), "deny", (_RET, _ERRNO | errno.EPERM, 0, 0)]
-    prog += ["kill", (_RET, _KILL, 0, 0)]
+    prog += [(_JEQ, nr, label, 0) for nr, label in _chain(table, file_writes, metadata_writes)]
+    prog += ["deny", _REFUSE_RET, "allow", _ALLOW_RET, "kill", (_RET, _KILL, 0, 0)]
     # BPF jumps only forward: each block below carries its own returns.
-    allow, refuse = (_RET, _ALLOW, 0, 0), (_RET, _ERRNO | errno.EPERM, 0, 0)
-    # The first argument (pid/tgid/tid) must be this process. Arguments are 64-bit
-    # little-endian words from offset 16: low half, then high half.
-    prog += [
-        "own_pid",
-        (_LD_ABS_W, 16, 0, 0),
-        (_JEQ, pid, 0, 3),
-        (_LD_ABS_W, 20, 0, 0),
-        (_JEQ, 0, 0, 1),
-        allow,
-        refuse,
-    ]
-    for index in sorted({index for _, index in opens}):
-        prog += [
-            f"open_flags_{index}",
-            (_LD_ABS_W, 16 + 8 * index, 0, 0),
-            (_JSET, WRITE_OPEN_FLAGS, 1, 0),
-            allow,
-            refuse,
-        ]
+    if not file_writes:
+        for name, index in OPEN_CALLS:
+            if name in table:
+                prog += [
+                    f"open_flags_{index}",
+                    (_LD_ABS_W, 16 + 8 * index, 0, 0),
+                    (_JSET, WRITE_OPEN_FLAGS, 1, 0),
+                    _ALLOW_RET,
+                    _REFUSE_RET,
+                ]
+    for name, rules in CHECKED.items():
+        if name in table:
+            prog += _checked_block(name, rules, pid)
     return _assemble(prog)
 
 
 #: Stands for the worker's pid in a program built ahead of time (no real pid is this).
 _PID_SENTINEL = 0xFFFFFFFE
+_Variant = tuple[str, bool, bool]
 
 
 @functools.cache
-def _template(machine: str, file_writes: bool) -> bytes:
-    return build_filter(_PID_SENTINEL, machine, file_writes=file_writes)
+def _template(variant: _Variant) -> tuple[bytes, tuple[int, ...]]:
+    """A program built for the sentinel pid, and the offsets of its pid comparisons."""
+    machine, file_writes, metadata_writes = variant
+    program = build_filter(
+        _PID_SENTINEL, machine, file_writes=file_writes, metadata_writes=metadata_writes
+    )
+    marks = tuple(
+        offset
+        for offset in range(0, len(program), 8)
+        if struct.unpack_from("=HBBI", program, offset)[::3] == (_JEQ, _PID_SENTINEL)
+    )
+    return program, marks
 
 
 def prepare() -> None:
@@ -125,17 +164,19 @@ def prepare() -> None:
     their pid instead of assembling the filter again)."""
     try:
         for file_writes in (False, True):
-            _template(platform.machine(), file_writes)
+            for metadata_writes in (False, True):
+                _template((platform.machine(), file_writes, metadata_writes))
     except OSError:
         pass  # no table for this machine: each worker reports the filter as degraded
 
 
-def filter_for(pid: int, *, file_writes: bool = False) -> bytes:
+def filter_for(pid: int, *, file_writes: bool = False, metadata_writes: bool = False) -> bytes:
     """The program of :func:`build_filter` for ``pid``, from the prepared template."""
-    template = _template(platform.machine(), file_writes)
-    marker = struct.pack("=HBBI", _JEQ, 0, 3, _PID_SENTINEL)
-    assert template.count(marker) == 1
-    return template.replace(marker, struct.pack("=HBBI", _JEQ, 0, 3, pid))
+    template, marks = _template((platform.machine(), file_writes, metadata_writes))
+    program = bytearray(template)
+    for offset in marks:
+        struct.pack_into("=I", program, offset + 4, pid)
+    return bytes(program)
 
 
 class _SockFprog(ctypes.Structure):
@@ -161,11 +202,18 @@ def die_with_parent() -> None:
         _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
-def install_syscall_filter(*, file_writes: bool = False) -> None:
-    """Load the seccomp filter into this process (irreversible)."""
+def install_syscall_filter(*, file_writes: bool = False, metadata_writes: bool = False) -> None:
+    """Load the seccomp filter into this process (irreversible).
+
+    ``file_writes``: the read-write mounts are confined by Landlock, so opening for
+    writing, creating, renaming and deleting may pass. ``metadata_writes``: the
+    filesystem layer governs every path the worker can see (a minimal root holding only
+    the mounts), so chmod, chown, utime and xattr calls may pass. The worker's own pid
+    is read here, so that it is right inside a PID namespace as well.
+    """
     if _libc is None:
         raise OSError(errno.ENOSYS, "seccomp needs Linux")
-    program = filter_for(os.getpid(), file_writes=file_writes)
+    program = filter_for(os.getpid(), file_writes=file_writes, metadata_writes=metadata_writes)
     buf = ctypes.create_string_buffer(program, len(program))
     fprog = _SockFprog(len(program) // 8, ctypes.cast(buf, ctypes.c_void_p))
     _prctl(_PR_SET_NO_NEW_PRIVS, 1)

@@ -8,13 +8,13 @@ and hard CPU limits itself by killing the worker's process group, and returns an
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import select
 import threading
 import time
 from types import TracebackType
 from typing import TYPE_CHECKING, Self
 
+from .deaths import explain_death
 from .execution import ErrorCode, Execution, ToolCallRecord
 from .limits_text import explain
 from .messages import Done, parse_worker_message
@@ -23,21 +23,16 @@ from .output import Error, ScriptOutput
 from .process import SandboxError, WorkerHandle
 from .staged_writes import StagedWrites
 from .tools import ToolSet
-from .wire import ChannelClosed, FrameTooLarge, encode, encode_run
+from .wire import ChannelClosed, FrameTooLarge, check_text, encode, encode_run, send_by
 
 if TYPE_CHECKING:
+    from .admission import Admission
     from .host import Sandbox
 
 #: How often a waiting run checks the worker's CPU time.
 _POLL_S = 0.05
-_SIGNAL_NAMES = {
-    9: "SIGKILL",
-    6: "SIGABRT",
-    11: "SIGSEGV",
-    24: "SIGXCPU",
-    31: "SIGSYS",
-    7: "SIGBUS",
-}
+#: How long a dead worker's exit notice is awaited (the zygote sends it at once).
+_EXIT_NOTICE_S = 2.0
 
 
 class Session:
@@ -70,29 +65,53 @@ class Session:
         self._worker_lost = False
         self._closed = False
         self._run_lock = threading.Lock()
+        self._own_abort = threading.Event()
+        self._abort = self._own_abort
+        #: The admission slot this session holds (given back when it closes).
+        self._admission: Admission | None = None
         self._start_worker()
 
     def _start_worker(self) -> None:
-        worker, self._worker_cpu = self._sandbox._acquire()
-        self.confinement = self._sandbox._confinement
-        self._writes = self._measured
-        if self._staged is not None and self.confinement["write_staging"].startswith("active"):
+        init = encode({"op": "init", "tools": self._tools.names})
+        for _ in range(3):
+            worker, self._worker_cpu = self._sandbox._acquire()
+            self.confinement = self._sandbox._confinement
+            self._writes = self._measured
+            if self._staged is not None and self.confinement["write_staging"].startswith("active"):
+                try:
+                    self._staged.attach(worker.pid)
+                except OSError as exc:
+                    self._release(worker)
+                    raise SandboxError(f"cannot open the worker's staged mounts: {exc}") from None
+                self._writes = self._staged
             try:
-                self._staged.attach(worker.pid)
-            except OSError as exc:
-                worker.close()
-                raise SandboxError(f"cannot open the worker's staged mounts: {exc}") from None
-            self._writes = self._staged
-        worker.sock.sendall(encode({"op": "init", "tools": self._tools.names}))
-        self._worker = worker
+                worker.sock.sendall(init)
+            except OSError:
+                self._release(worker)  # died between its hello and now: take another
+                continue
+            self._worker = worker
+            if self._closed:  # closed from another thread meanwhile: leave nothing
+                self._worker = None
+                self._release(worker)
+                raise SandboxError("the session is closed")
+            return
+        raise SandboxError("a new worker failed to start: each one died before it was used")
+
+    def _release(self, worker: WorkerHandle) -> None:
+        worker.close()
+        self._sandbox._release(worker)
 
     @property
     def pid(self) -> int | None:
         """The current worker's process id."""
         return self._worker.pid if self._worker else None
 
-    def run(self, source: str) -> Execution:
-        """Run ``source`` in this session's worker and report what happened."""
+    def run(self, source: str, *, cancel: threading.Event | None = None) -> Execution:
+        """Run ``source`` in this session's worker and report what happened.
+
+        ``cancel``, once set (with :meth:`kill`), makes the run end as ``cancelled``
+        even if it is set before the run has a worker.
+        """
         with self._run_lock:
             if self._closed:
                 raise SandboxError("the session is closed")
@@ -100,25 +119,44 @@ class Session:
                 return Execution(
                     output=Error(message=self._overdrawn), error_code=ErrorCode.OUTPUT_LIMIT
                 )
+            if cancel is None:
+                cancel = self._own_abort  # reused: an Event costs microseconds to make
+                cancel.clear()
+            self._abort = cancel
+            refusal = self._refuse_source(source)
+            if refusal is not None:
+                return refusal
             restarted = False
             if self._worker is None:
                 self._start_worker()
                 restarted = self._worker_lost
                 self._worker_lost = False
-            size = len(source.encode("utf-8", "surrogatepass"))
-            if size > self._limits.source_bytes:
-                return Execution(
-                    output=Error(message=explain("source_limit", self._limits.model_dump())),
-                    error_code=ErrorCode.POLICY_VIOLATION,
-                    worker_restarted=restarted,
-                )
+            if self._abort.is_set() and self._worker is not None:
+                self._worker.kill()  # cancelled while the worker was starting
             execution = self._drive(source)
             if restarted:
                 execution = execution.model_copy(update={"worker_restarted": True})
             return execution
 
+    def _refuse_source(self, source: str) -> Execution | None:
+        """An Execution refusing ``source`` before anything is sent, or None."""
+        if source.isascii() and len(source) <= self._limits.source_bytes:
+            return None  # the common case, decided without encoding
+        problem = check_text(source)
+        if problem is not None:
+            # Strict UTF-8 cannot carry it; the worker and its variables are untouched.
+            message = f"The script cannot run: {problem}. Remove or escape that character."
+            return Execution(output=Error(message=message), error_code=ErrorCode.SYNTAX_ERROR)
+        if len(source.encode("utf-8")) > self._limits.source_bytes:
+            return Execution(
+                output=Error(message=explain("source_limit", self._limits.model_dump())),
+                error_code=ErrorCode.POLICY_VIOLATION,
+            )
+        return None
+
     def kill(self) -> None:
         """Kill the current worker now (a running ``run`` returns promptly)."""
+        self._abort.set()  # a wait for a tool's answer ends too
         worker = self._worker
         if worker is not None:
             worker.kill()
@@ -130,9 +168,7 @@ class Session:
             self._staged.close()
         worker, self._worker = self._worker, None
         if worker is not None:
-            worker.close()
-            if self._sandbox._zygote is not None:
-                self._sandbox._zygote.forget(worker.pid)
+            self._release(worker)
         self._sandbox._forget(self)
 
     def __enter__(self) -> Self:
@@ -164,7 +200,8 @@ class Session:
         try:
             if self._pause_between_runs:
                 worker.resume()
-            worker.sock.sendall(encode_run(source, self._seq))
+            if not send_by(worker.sock, encode_run(source, self._seq), deadline):
+                return self._killed(worker, ErrorCode.TIMEOUT, started, records, tool_time)
             while True:
                 frame = worker.reader.next_frame()
                 if frame is None:
@@ -192,15 +229,17 @@ class Session:
                         message.args,
                         message.keywords,
                         timeout=limits.tool_timeout_s,
-                        executor=self._executor(),
+                        threads=self._sandbox._threads(),
                         loop=self._loop or self._sandbox._async_loop(),
                         max_result_bytes=limits.result_bytes,
+                        abort=self._abort,
                     )
                     records.append(outcome.record)
                     # Time spent in host tools does not count against the script.
                     tool_time += outcome.elapsed_s
                     deadline += outcome.elapsed_s
-                    worker.sock.sendall(encode(outcome.reply))
+                    if not send_by(worker.sock, encode(outcome.reply), deadline):
+                        return self._killed(worker, ErrorCode.TIMEOUT, started, records, tool_time)
                 elif message.op == "crash":
                     raise ValueError(f"worker error: {message.message}")
                 elif message.op == "done":
@@ -262,12 +301,6 @@ class Session:
             worker_restarted=False,
         )
 
-    def _executor(self) -> concurrent.futures.Executor:
-        executor = self._sandbox._executor
-        if executor is None:
-            raise SandboxError("the sandbox is closed")
-        return executor
-
     def _check_writes(self) -> str | None:
         """Writes beyond a mount's budget (possible with the language layer off) retire
         the session's worker, and the session refuses further runs."""
@@ -278,9 +311,11 @@ class Session:
             self._overdrawn = overdrawn
         return overdrawn
 
-    def _retire(self, worker: WorkerHandle) -> int:
+    def _retire(self, worker: WorkerHandle, *, release: bool = True) -> int:
         peak = worker.memory_bytes() or 0
         worker.close()
+        if release:
+            self._sandbox._release(worker)
         self._worker = None
         self._worker_lost = True
         return peak
@@ -296,8 +331,6 @@ class Session:
         cpu = worker.cpu_seconds() or 0.0
         peak = self._retire(worker)
         self._check_writes()  # what the run wrote before it was stopped
-        if self._sandbox._zygote is not None:
-            self._sandbox._zygote.forget(worker.pid)
         return Execution(
             output=Error(message=explain(code.value, self._limits.model_dump())),
             error_code=code,
@@ -317,30 +350,24 @@ class Session:
         detail: str | None,
     ) -> Execution:
         killed_by_host = worker.killed_by_host
-        peak = self._retire(worker)
+        peak = self._retire(worker, release=False)
         self._check_writes()
-        zygote = self._sandbox._zygote
-        status = zygote.exit_status(worker.pid, timeout=2.0) if zygote else None
-        signum = (status or {}).get("signal")
-        code = ErrorCode.WORKER_CRASHED
-        if signum in (24,) or (signum == 9 and not killed_by_host and detail is None):
-            code = ErrorCode.CPU_LIMIT  # SIGXCPU, then SIGKILL at the kernel's hard limit
-        if killed_by_host and detail is None:
-            code = ErrorCode.CANCELLED
-            message = "The run was cancelled and its worker was killed."
-        elif code is ErrorCode.CPU_LIMIT:
-            message = explain("cpu_limit", self._limits.model_dump())
-        else:
-            how = (
-                f"killed by {_SIGNAL_NAMES.get(signum, f'signal {signum}')}"
-                if signum
-                else f"exited ({detail or 'channel closed'})"
-            )
-            message = (
-                f"The sandbox worker running the script died ({how}). This usually "
-                "means a crash in C code, e.g. very deep recursion; variables from "
-                "earlier runs are lost."
-            )
+        origin = worker.origin
+        status = origin.exit_status(worker.pid, _EXIT_NOTICE_S) if origin else None
+        zygote_cause = None
+        if origin is not None and not origin.alive:
+            zygote_cause = origin.death_cause()
+        self._sandbox._release(worker)
+        if zygote_cause is not None:
+            self._sandbox._supervisor_check()
+        death = explain_death(
+            status,
+            killed_by_host=killed_by_host,
+            detail=detail,
+            zygote_cause=zygote_cause,
+            limits=self._limits.model_dump(),
+        )
+        code, message = death.code, death.message
         return Execution(
             output=Error(message=message),
             error_code=code,

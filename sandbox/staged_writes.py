@@ -2,120 +2,91 @@
 
 A worker whose writable mounts are private tmpfs copies (``staging.py``) changes only
 those copies. After each run the host reads them through ``/proc/PID/root`` (opened
-once, when the worker starts, before any script ran) and applies what changed since the
-previous run — new and modified files, new directories, removals — to the real
-directory, provided the session's growth stays within the mount's ``max_bytes``.
-Otherwise nothing of that run is applied and the session is stopped.
+once, when the worker starts, before any script ran) and applies what changed since
+what it last applied — new and modified files, new directories, removals — to the real
+directory (opened once per session), provided the mount's growth stays within its
+``max_bytes``. Otherwise nothing of that run is applied and the session is stopped.
 
-The copies are read without following links, and only regular files and directories
-are applied, so a script cannot make the host read or write anywhere else.
+The copy is hostile input (``staged_apply.py``): it is read and applied one name at a
+time through directory descriptors, never through a link, and only regular files and
+directories are applied. The host applies only while the worker cannot run — every
+thread stopped (the session SIGSTOPs the worker's group at the end of a run) or the
+process gone — so the copy cannot change under the walk; each file is re-checked
+against the walk as it is copied all the same. The record of what the host holds is
+updated only by steps that succeeded, so bytes that never reached the host are never
+charged nor, later, credited.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
-import stat
-from collections.abc import Iterator
-from dataclasses import dataclass
+import select
+import time
 from typing import Any
 
+from . import staged_apply
+from .dirfd import DIR_FLAGS, SAME_MOUNT, Parts, Walk
 from .mount_usage import MAX_ENTRIES, tree_size
+from .staged_apply import DIRECTORY, FILE, Entry
 
 #: Directory levels below a mount that are applied to the host.
 MAX_DEPTH = 64
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-_FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+#: Lines reported per mount and run about changes not applied (the rest are counted).
+MAX_PROBLEMS = 20
+#: How long the host waits for a worker to stop (or die) before it gives up applying.
+STILL_TIMEOUT_S = 5.0
 
 
-@dataclass(frozen=True)
-class _Entry:
-    is_dir: bool
-    size: int
-    stamp: tuple[int, int, int]  # inode, mtime, ctime: any write changes one of them
+def _walk(root: int) -> tuple[dict[Parts, Entry], str | None]:
+    """Every entry of the copy under ``root``, and what was left out, if anything."""
+    device = os.fstat(root).st_dev
+    walk = Walk(root, max_depth=MAX_DEPTH, max_entries=MAX_ENTRIES, resolve=SAME_MOUNT)
+    found = {parts: staged_apply.entry_of(info, device) for parts, info in walk}
+    return found, walk.left_out
 
 
-def _walk(root: int) -> tuple[dict[str, _Entry], str | None]:
-    """Directories and regular files under ``root`` by relative path (links not
-    followed), and what was left out, if anything: entries beyond ``MAX_ENTRIES``, or
-    deeper than ``MAX_DEPTH`` (the walk holds a descriptor per level; the host's
-    descriptors are not the script's to exhaust)."""
-    found: dict[str, _Entry] = {}
-    left_out: str | None = None
-    first = os.dup(root)
-    stack: list[tuple[int, Iterator[os.DirEntry[str]], str]] = [(first, os.scandir(first), "")]
+def _task_states(pid: int) -> list[str] | None:
+    """The scheduler state of each thread of ``pid`` (None once its /proc entry is gone)."""
     try:
-        while stack:
-            if len(found) >= MAX_ENTRIES:
-                left_out = f"entries beyond the first {MAX_ENTRIES}"
-                break
-            fd, entries, prefix = stack[-1]
-            entry = next(entries, None)
-            if entry is None:
-                stack.pop()
-                _close(fd, entries)
-                continue
-            info = entry.stat(follow_symlinks=False)
-            path = prefix + entry.name
-            stamp = (info.st_ino, info.st_mtime_ns, info.st_ctime_ns)
-            if stat.S_ISREG(info.st_mode):
-                found[path] = _Entry(False, info.st_size, stamp)
-            elif stat.S_ISDIR(info.st_mode):
-                if len(stack) > MAX_DEPTH:
-                    left_out = f"directories more than {MAX_DEPTH} levels deep"
-                    continue
-                found[path] = _Entry(True, 0, stamp)
-                child = os.open(entry.name, _DIR_FLAGS, dir_fd=fd)
-                stack.append((child, os.scandir(child), path + "/"))
-    finally:
-        for fd, entries, _ in stack:
-            _close(fd, entries)
-    return found, left_out
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except FileNotFoundError:
+        return None
+    states = []
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/stat", "rb") as file:
+                states.append(file.read().rsplit(b")", 1)[1].split()[0].decode())
+        except (FileNotFoundError, IndexError):
+            continue  # that thread has just exited
+    return states
 
 
-def _close(fd: int, entries: Iterator[os.DirEntry[str]]) -> None:
-    close = getattr(entries, "close", None)
-    if close is not None:
-        close()
-    os.close(fd)
+def _readable(fd: int) -> bool:
+    # poll, not select: a busy host's descriptors may lie beyond select's 1024.
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    return bool(poller.poll(0))
 
 
-def _bytes(entries: dict[str, _Entry]) -> int:
-    return sum(e.size for e in entries.values())
+def wait_still(pid: int, pidfd: int | None, timeout: float = STILL_TIMEOUT_S) -> bool:
+    """True once no thread of ``pid`` can run: each is stopped, or the process exited.
 
-
-def _read(root: int, path: str, limit: int) -> bytes:
-    """The content of the regular file ``path`` under ``root``, following no link."""
-    *parents, name = path.split("/")
-    fd = os.dup(root)
-    try:
-        for part in parents:
-            child = os.open(part, _DIR_FLAGS, dir_fd=fd)
-            os.close(fd)
-            fd = child
-        file = os.open(name, _FILE_FLAGS, dir_fd=fd)
-    finally:
-        os.close(fd)
-    try:
-        if not stat.S_ISREG(os.fstat(file).st_mode):
-            raise OSError(f"{path} is no longer a regular file")
-        chunks, total = [], 0
-        while total < limit and (chunk := os.read(file, min(1 << 20, limit - total))):
-            chunks.append(chunk)
-            total += len(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(file)
-
-
-def _copy_out(data: bytes, target: str) -> None:
-    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
-    fd = os.open(target, flags, 0o666)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-    finally:
-        os.close(fd)
+    Stopping is asynchronous (a thread on another CPU, or in a system call, stops a
+    little after the signal is sent), so the host waits for the kernel to say so.
+    """
+    deadline = time.monotonic() + timeout
+    pause = 0.0002
+    while True:
+        if pidfd is not None and _readable(pidfd):
+            return True  # exited: the pid cannot have been reused while the pidfd is open
+        states = _task_states(pid)
+        if states is None or all(state in "TtZX" for state in states):
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(pause)
+        pause = min(pause * 2, 0.02)
 
 
 class _StagedMount:
@@ -124,80 +95,87 @@ class _StagedMount:
         self.sandbox_path: str = mount["sandbox_path"]
         self.max_bytes = int(mount["max_bytes"])
         self.start_bytes = start_bytes
-        self.root: int | None = None
-        self.seen: dict[str, _Entry] = {}
-        self.left_out: str | None = None
+        self.host: int | None = None  # the real directory
+        self.copy: int | None = None  # the worker's copy of it
+        #: What the host holds of the copy: entries applied, or there from the start.
+        self.record: dict[Parts, Entry] = {}
+        #: Entries already reported as not applicable (by stamp), so each is said once.
+        self.reported: dict[Parts, tuple[int, int, int]] = {}
+        self._refused: list[tuple[Parts, str]] = []
+        self._host_bytes = 0
 
     def attach(self, pid: int) -> None:
         self.detach()
-        self.root = os.open(f"/proc/{pid}/root{self.host_path}", _DIR_FLAGS)
-        self.seen, _ = _walk(self.root)
-        self.left_out = None
+        if self.host is None:
+            self.host = os.open(self.host_path, DIR_FLAGS)
+        copy = os.open(f"/proc/{pid}/root{self.host_path}", DIR_FLAGS)
+        mine, theirs = os.fstat(self.host), os.fstat(copy)
+        if (mine.st_dev, mine.st_ino) == (theirs.st_dev, theirs.st_ino):
+            os.close(copy)
+            raise OSError(f"{self.host_path} is not covered by a copy in the worker")
+        self.copy = copy
+        now, _ = _walk(copy)
+        self.record = {p: e for p, e in now.items() if e.kind in (FILE, DIRECTORY)}
+        self.reported = {p: e.stamp for p, e in now.items() if e.kind not in (FILE, DIRECTORY)}
 
     def detach(self) -> None:
-        if self.root is not None:
-            os.close(self.root)
-            self.root = None
+        if self.copy is not None:
+            os.close(self.copy)
+            self.copy = None
 
-    def pending(self) -> tuple[dict[str, _Entry], str | None]:
-        """The copy as it is now, and why it may not be applied (None: it may)."""
-        if self.root is None:
-            return self.seen, None
-        now, self.left_out = _walk(self.root)
-        grown = tree_size(self.host_path) + _bytes(now) - _bytes(self.seen) - self.start_bytes
+    def close(self) -> None:
+        self.detach()
+        if self.host is not None:
+            os.close(self.host)
+            self.host = None
+
+    def prepare(self) -> tuple[staged_apply.Plan | None, str | None, str | None]:
+        """This run's steps (None: nothing to do), why they may not be applied (None:
+        they may), and what the walk left out."""
+        if self.copy is None or self.host is None:
+            return None, None, None
+        now, left_out = _walk(self.copy)
+        steps = staged_apply.plan(self.record, now, self.host, removals=left_out is None)
+        refused = [
+            (parts, entry, f"a {entry.kind}, which is not applied")
+            for parts, entry in now.items()
+            if entry.kind not in (FILE, DIRECTORY)
+        ]
+        self._refused = []
+        reported = {p: stamp for p, stamp in self.reported.items() if p in now}
+        for parts, entry, why in [*refused, *steps.refused]:
+            if reported.get(parts) != entry.stamp:
+                reported[parts] = entry.stamp
+                self._refused.append((parts, why))
+        self.reported = reported
+        self._host_bytes = tree_size(self.host)
+        grown = self._host_bytes - self.start_bytes + steps.delta
         if grown <= self.max_bytes:
-            return now, None
-        return now, (
-            f"The session wrote {grown} bytes under {self.sandbox_path}, more than its "
-            f"budget of {self.max_bytes} bytes; nothing of this run was kept and the "
-            f"session's worker was stopped. Write less, or summarise before writing."
+            return steps, None, left_out
+        return (
+            steps,
+            (
+                f"The session wrote {grown} bytes under {self.sandbox_path}, more than its "
+                f"budget of {self.max_bytes} bytes; nothing of this run was kept and the "
+                f"session's worker was stopped. Write less, or summarise before writing."
+            ),
+            left_out,
         )
 
-    def apply(self, now: dict[str, _Entry]) -> list[str]:
-        """Make the real directory show the changes from ``seen`` to ``now``; returns
-        what could not be applied."""
-        real = os.path.realpath(self.host_path)
-        problems: list[str] = []
-        # Gone, or changed between file and directory: removed first, children first.
-        # Not from a partial walk, where missing does not mean removed.
-        gone = [p for p, e in self.seen.items() if p not in now or now[p].is_dir != e.is_dir]
-        if self.left_out is not None:
-            gone = []
-        for path in sorted(gone, reverse=True):
-            target = os.path.join(real, path)
-            try:
-                if self.seen[path].is_dir:
-                    os.rmdir(target)
-                else:
-                    os.unlink(target)
-            except FileNotFoundError:
-                continue
-            except OSError as exc:
-                problems.append(f"removing {path}: {exc.strerror or exc}")
-        for path in sorted(now):  # a directory sorts before what it holds
-            entry = now[path]
-            if self.seen.get(path) == entry:
-                continue
-            target = os.path.join(real, path)
-            try:
-                # Never through a link the host side may have left in the real directory.
-                if os.path.realpath(os.path.dirname(target)) != os.path.dirname(target):
-                    raise OSError(f"{os.path.dirname(path)} is a link on the host")
-                if entry.is_dir:
-                    os.makedirs(target, exist_ok=True)
-                else:
-                    _copy_out(_read(self.root_fd, path, entry.size), target)
-            except OSError as exc:
-                problems.append(f"writing {path}: {exc.strerror or exc}")
-        self.seen = now
-        if self.left_out is not None:
-            problems.append(f"{self.left_out}, and removals, were not applied")
+    def apply(self, steps: staged_apply.Plan, left_out: str | None) -> list[str]:
+        """Carry out ``steps``; returns what could not be applied."""
+        assert self.copy is not None and self.host is not None
+        room = self.max_bytes - (self._host_bytes - self.start_bytes)
+        problems = staged_apply.apply(steps, self.record, self.copy, self.host, room)
+        problems += [f"writing {staged_apply.shown(parts)}: {why}" for parts, why in self._refused]
+        if left_out is not None:
+            problems.append(f"{left_out}, and removals, were not applied")
+        if len(problems) > MAX_PROBLEMS:
+            # They go to the run's stdout: a copy of thousands of refused files must not
+            # make it unbounded.
+            more = len(problems) - MAX_PROBLEMS + 1
+            problems = [*problems[: MAX_PROBLEMS - 1], f"and {more} more changes"]
         return [f"{self.sandbox_path}: {p}" for p in problems]
-
-    @property
-    def root_fd(self) -> int:
-        assert self.root is not None
-        return self.root
 
 
 class StagedWrites:
@@ -210,28 +188,57 @@ class StagedWrites:
             _StagedMount(m, start_bytes[m["sandbox_path"]]) for m in mounts if m["mode"] == "rw"
         ]
         self._problems: list[str] = []
+        self._pid: int | None = None
+        self._pidfd: int | None = None
 
     def attach(self, pid: int) -> None:
         """Open the copies of a newly started worker (before it runs any script)."""
+        self._release_worker()
+        self._pid = pid
+        with contextlib.suppress(OSError, AttributeError):
+            self._pidfd = os.pidfd_open(pid)
         for mount in self._mounts:
             mount.attach(pid)
 
     def overdrawn(self) -> str | None:
-        """Apply the last run's changes; None, or why nothing was applied."""
-        pending = [(mount, *mount.pending()) for mount in self._mounts]
-        for _, _, problem in pending:
+        """Apply the last run's changes; None, or why nothing was applied.
+
+        The session has stopped the worker (or it is dying): this waits until it has.
+        """
+        if self._pid is not None and not wait_still(self._pid, self._pidfd):
+            return (
+                "The session's worker could not be stopped to apply what it wrote; nothing "
+                "of this run was kept and the worker was stopped."
+            )
+        prepared = [(mount, *mount.prepare()) for mount in self._mounts]
+        for _, _, problem, _ in prepared:
             if problem is not None:
                 return problem
-        for mount, now, _ in pending:
-            self._problems += mount.apply(now)
+        for mount, steps, _, left_out in prepared:
+            if steps is not None:
+                self._problems += mount.apply(steps, left_out)
+        if self._exited():
+            # Nothing can change the copies any more: let their memory go now.
+            for mount in self._mounts:
+                mount.detach()
         return None
+
+    def _exited(self) -> bool:
+        return self._pidfd is not None and _readable(self._pidfd)
 
     def take_problems(self) -> list[str]:
         """What the last applications could not do (e.g. a host directory not writable)."""
         problems, self._problems = self._problems, []
         return problems
 
+    def _release_worker(self) -> None:
+        if self._pidfd is not None:
+            os.close(self._pidfd)
+        self._pid = self._pidfd = None
+
     def close(self) -> None:
-        """Let go of the copies (their memory is freed with the last reference)."""
+        """Let go of the copies (their memory is freed with the last reference) and of
+        the real directories."""
+        self._release_worker()
         for mount in self._mounts:
-            mount.detach()
+            mount.close()

@@ -19,14 +19,14 @@ from __future__ import annotations
 import ctypes
 import itertools
 import os
+import resource
 import stat
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 _CLONE_NEWNS, _CLONE_NEWUSER = 0x00020000, 0x10000000
 _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REC, _MS_PRIVATE = 2, 4, 8, 0x4000, 1 << 18
-_CAPABILITY_VERSION_3 = 0x20080522
 _PAGE = 4096
 #: Room beyond budget and copy for page rounding: up to this many partly filled pages.
 SLACK_PAGES = 256
@@ -35,20 +35,11 @@ EXTRA_INODES = 4096
 #: Largest directory copied at session start; bigger writable mounts are not staged.
 MAX_COPY_BYTES = 256 * 1024 * 1024
 MAX_COPY_ENTRIES = 20_000
+#: Memory a worker must keep for scripts beyond what it uses when it starts (the host
+#: refuses a ``memory_mb`` below the zygote's size plus the same margin).
+MIN_WORKER_BYTES = 48 * 1024 * 1024
 
 _libc = ctypes.CDLL(None, use_errno=True) if sys.platform == "linux" else None
-
-
-class _CapHeader(ctypes.Structure):
-    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
-
-
-class _CapData(ctypes.Structure):
-    _fields_ = [
-        ("effective", ctypes.c_uint32),
-        ("permitted", ctypes.c_uint32),
-        ("inheritable", ctypes.c_uint32),
-    ]
 
 
 def _check(result: int, what: str) -> None:
@@ -145,37 +136,68 @@ def _copy_file(source: int, target: str, mode: int) -> None:
         os.close(out)
 
 
-def _drop_capabilities() -> None:
-    # The new user namespace granted every capability inside it; none is needed now.
-    assert _libc is not None
-    header = _CapHeader(_CAPABILITY_VERSION_3, 0)
-    data = (_CapData * 2)()
-    _check(_libc.capset(ctypes.byref(header), data), "capset")
+def tmpfs_bytes(source: _Source, mount: dict[str, Any]) -> int:
+    """The size of the tmpfs covering ``mount``: its copy, its budget, page rounding."""
+    return (source.pages + SLACK_PAGES) * _PAGE + int(mount["max_bytes"])
+
+
+def _address_space_bytes() -> int:
+    """This process's address space now (what the worker needs before any script)."""
+    try:
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[0]) * _PAGE
+    except OSError:
+        # No /proc in a minimal root: the peak resident size is a lower bound.
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+class Staged(NamedTuple):
+    """What :func:`stage` did: its description, and the memory its copies may take."""
+
+    description: str
+    #: Bytes the tmpfs copies may hold: taken off the worker's address-space limit, so
+    #: that the copies and the process together stay within ``limits.memory_mb``.
+    reserved_bytes: int
 
 
 class StagingFailed(RuntimeError):
     """Staging broke half-way: the worker must not run scripts."""
 
 
-def _cover(writable: list[dict[str, Any]], sources: list[_Source], uid: int, gid: int) -> None:
+def _cover(
+    writable: list[dict[str, Any]], sources: list[_Source], ids: tuple[int, int] | None
+) -> None:
     assert _libc is not None
-    _write("/proc/self/setgroups", "deny")
-    _write("/proc/self/uid_map", f"{uid} {uid} 1")
-    _write("/proc/self/gid_map", f"{gid} {gid} 1")
+    if ids is not None:
+        uid, gid = ids
+        _write("/proc/self/setgroups", "deny")
+        _write("/proc/self/uid_map", f"{uid} {uid} 1")
+        _write("/proc/self/gid_map", f"{gid} {gid} 1")
     # Nothing mounted here may propagate back to the host's namespace.
     _check(_libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None), "mount private")
     flags = _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
     for mount, source in zip(writable, sources, strict=True):
-        size = (source.pages + SLACK_PAGES) * _PAGE + int(mount["max_bytes"])
+        size = tmpfs_bytes(source, mount)
         options = f"size={size},nr_inodes={source.entries + EXTRA_INODES},mode={source.mode:o}"
         target = source.path.encode()
         _check(_libc.mount(b"tmpfs", target, b"tmpfs", flags, options.encode()), "mount")
         _copy_tree(source.fd, source.path)
-    _drop_capabilities()
+    # The new user namespace granted every capability inside it: the worker drops them
+    # all right after (privileges.drop, called by confine).
 
 
-def stage(mounts: Sequence[dict[str, Any]]) -> str:
-    """Cover each ``rw`` mount with a private tmpfs copy; returns a description.
+def stage(
+    mounts: Sequence[dict[str, Any]], memory_bytes: int, *, entered: bool = False
+) -> Staged:
+    """Cover each ``rw`` mount with a private tmpfs copy.
+
+    A tmpfs page is memory no rlimit of the worker counts, so the copies' sizes come out
+    of ``memory_bytes`` (the worker's memory budget): the caller lowers the worker's
+    address-space limit by ``reserved_bytes``. Copies that would leave the worker less
+    than :data:`MIN_WORKER_BYTES` beyond what it uses already are not made.
+
+    ``entered``: this worker already has its own user and mount namespaces
+    (``namespaces.py``); otherwise it enters them here.
 
     Irreversible for this process. Raises OSError when this machine or these mounts do
     not allow it (nothing has changed then: the caller reports staging as degraded),
@@ -191,14 +213,28 @@ def stage(mounts: Sequence[dict[str, Any]]) -> str:
     sources: list[_Source] = []
     try:
         sources.extend(_Source(m["host_path"]) for m in writable)
-        uid, gid = os.getuid(), os.getgid()
-        _check(_libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNS), "unshare")
+        reserved = sum(tmpfs_bytes(s, m) for s, m in zip(sources, writable, strict=True))
+        left = memory_bytes - reserved - _address_space_bytes()
+        if left < MIN_WORKER_BYTES:
+            raise OSError(
+                f"the copies of the writable mounts ({reserved >> 20} MiB: contents and "
+                f"max_bytes) would leave the worker {max(left, 0) >> 20} MiB of "
+                f"limits.memory_mb, less than {MIN_WORKER_BYTES >> 20} MiB"
+            )
+        ids = None
+        if not entered:
+            ids = (os.getuid(), os.getgid())
+            _check(_libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNS), "unshare")
         try:
-            _cover(writable, sources, uid, gid)
+            _cover(writable, sources, ids)
         except OSError as exc:
             # Writes might now land in a copy the host never reads: no state to run in.
             raise StagingFailed(f"staging the writable mounts failed: {exc}") from None
     finally:
         for source in sources:
             os.close(source.fd)
-    return f"active (private tmpfs copies of {len(writable)} writable mount(s))"
+    description = (
+        f"active (private tmpfs copies of {len(writable)} writable mount(s), "
+        f"{reserved >> 20} MiB of the memory limit)"
+    )
+    return Staged(description, reserved)

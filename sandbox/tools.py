@@ -13,6 +13,7 @@ import asyncio
 import concurrent.futures
 import inspect
 import keyword
+import threading
 import time
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
@@ -22,9 +23,77 @@ import pydantic
 import pydantic_core
 
 from .execution import ToolCallRecord
+from .tool_threads import ToolBudgetExhausted, ToolThreads
 
 #: Names a tool may not take: the result helpers are always the sandbox's own.
 RESERVED_NAMES = frozenset({"final_result", "observation", "error", "transfer_to_agent"})
+
+
+#: How often a wait for a tool looks whether its run was cancelled.
+_ABORT_POLL_S = 0.05
+
+
+class _ToolFailed(Exception):
+    """A tool's failure already described (its type name and message)."""
+
+    def __init__(self, kind: str, text: str) -> None:
+        super().__init__(text)
+        self.kind = kind
+        self.text = text
+
+
+def _describe(exc: BaseException) -> str:
+    """An exception's message, whatever its ``__str__`` does (it may raise)."""
+    try:
+        if isinstance(exc, KeyError) and exc.args:
+            # KeyError's str() quotes its key; the worker re-raises it, quoting once more.
+            return str(exc.args[0])
+        return str(exc)
+    except Exception:
+        pass
+    try:
+        return f"(its message could not be shown) {exc.args!r}"[:4000]
+    except Exception:
+        return "(its message could not be shown)"
+
+
+def _settled(
+    future: concurrent.futures.Future[Any], deadline: float | None, abort: threading.Event | None
+) -> bool:
+    """Wait for ``future`` until ``deadline`` (monotonic) or ``abort``; True if done."""
+    while not future.done():
+        if abort is not None and abort.is_set():
+            return False
+        wait = _ABORT_POLL_S
+        if deadline is not None:
+            wait = min(wait, deadline - time.monotonic())
+            if wait <= 0:
+                return False
+        concurrent.futures.wait([future], wait)
+    return True
+
+
+async def _contained(call: Coroutine[Any, Any, Any]) -> Any:
+    """Await an async tool (or the gate); its SystemExit or KeyboardInterrupt would
+    otherwise escape the event loop and stop it (and every async tool with it)."""
+    try:
+        return await call
+    except (Exception, asyncio.CancelledError):
+        raise
+    except BaseException as exc:
+        raise _ToolFailed(type(exc).__name__, _describe(exc)) from None
+
+
+def _check_size(name: str, result: Any, max_result_bytes: int) -> None:
+    try:
+        size = len(pydantic_core.to_json(result))
+    except pydantic_core.PydanticSerializationError:
+        # A lone surrogate: strict UTF-8 cannot carry it to the worker.
+        raise ValueError(
+            f"{name}() returned text that is not valid Unicode (a lone surrogate)"
+        ) from None
+    if size > max_result_bytes:
+        raise ValueError(f"{name}() returned {size} bytes of JSON; the limit is {max_result_bytes}")
 
 
 class ToolDefinitionError(ValueError):
@@ -95,6 +164,9 @@ class ToolSet:
             )
             self._tools[name] = _validated(fn)
 
+        self._hung = 0
+        self._hung_lock = threading.Lock()
+
     @property
     def names(self) -> list[str]:
         """The tool names, as the script sees them."""
@@ -119,11 +191,15 @@ class ToolSet:
         kwargs: dict[str, Any],
         *,
         timeout: float,
-        executor: concurrent.futures.Executor,
+        threads: ToolThreads,
         loop: asyncio.AbstractEventLoop | None,
         max_result_bytes: int,
+        abort: threading.Event | None = None,
     ) -> ToolOutcome:
-        """Run one call; never raises for anything the tool or the script did."""
+        """Run one call; never raises for anything the tool or the script did.
+
+        ``abort`` set (the run was cancelled) stops the wait for a running call.
+        """
         entered = started = time.perf_counter()
         arguments = self._arguments(name, args, kwargs)
         fn = self._tools.get(name)
@@ -133,52 +209,32 @@ class ToolSet:
             if fn is None:
                 raise NameError(f"no tool named {name!r}")
             if self._gate is not None:
-                if loop is None:
-                    raise RuntimeError("a tool gate needs an event loop")
-                refusal = asyncio.run_coroutine_threadsafe(
-                    self._gate(name, arguments), loop
-                ).result()
+                self._ask_gate(name, arguments, loop, abort)
                 started = time.perf_counter()
-                if refusal is not None:
-                    raise PermissionError(f"{name}() was not approved: {refusal}")
-            if self._is_async[name]:
-                if loop is None:
-                    raise RuntimeError("async tools need an event loop")
-                future = asyncio.run_coroutine_threadsafe(fn(*args, **kwargs), loop)
-            elif timeout_s is None:
-                # Nothing to time out: call it here and spare the thread hop (about
-                # 0.1 ms a call), which matters for scripts that call a tool in a loop.
-                future = None
-                value = fn(*args, **kwargs)
-            else:
-                future = executor.submit(fn, *args, **kwargs)
-            if future is not None:
-                try:
-                    value = future.result(timeout_s)
-                except concurrent.futures.TimeoutError:
-                    future.cancel()
-                    raise TimeoutError(
-                        f"{name}() did not finish within {timeout_s:g} s"
-                    ) from None
             try:
+                value = self._call(name, fn, args, kwargs, timeout_s, threads, loop, abort)
                 result = pydantic_core.to_jsonable_python(value)
             except pydantic_core.PydanticSerializationError:
                 raise TypeError(
                     f"{name}() returned a {type(value).__name__}, which is not JSON-serializable"
                 ) from None
-            size = len(pydantic_core.to_json(result))
-            if size > max_result_bytes:
-                raise ValueError(
-                    f"{name}() returned {size} bytes of JSON; the limit is {max_result_bytes}"
-                )
+            except (Exception, _ToolFailed):
+                raise
+            except BaseException as exc:
+                # SystemExit, KeyboardInterrupt, GeneratorExit... raised by the tool are
+                # the tool's failure, not a reason for the host to stop.
+                raise _ToolFailed(type(exc).__name__, _describe(exc)) from None
+            _check_size(name, result, max_result_bytes)
         except pydantic.ValidationError as exc:
             return self._failure(
                 name, arguments, started, entered, "TypeError", _describe_validation(name, exc)
             )
+        except _ToolFailed as exc:
+            return self._failure(name, arguments, started, entered, exc.kind, exc.text)
         except Exception as exc:
-            # KeyError's str() quotes its key; the worker re-raises it, quoting once more.
-            text = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
-            return self._failure(name, arguments, started, entered, type(exc).__name__, text)
+            return self._failure(
+                name, arguments, started, entered, type(exc).__name__, _describe(exc)
+            )
         record = ToolCallRecord(
             name=name,
             arguments=arguments,
@@ -189,6 +245,70 @@ class ToolSet:
         reply = {"op": "result", "ok": True, "value": result}
         return ToolOutcome(reply, record, time.perf_counter() - entered)
 
+    def _ask_gate(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        loop: asyncio.AbstractEventLoop | None,
+        abort: threading.Event | None,
+    ) -> None:
+        """Raise unless the gate lets the call proceed."""
+        assert self._gate is not None
+        if loop is None:
+            raise RuntimeError("a tool gate needs an event loop")
+        gate = _contained(self._gate(name, arguments))
+        decision = asyncio.run_coroutine_threadsafe(gate, loop)
+        if not _settled(decision, None, abort):
+            decision.cancel()  # the run was cancelled while a person decided
+            raise _ToolFailed("CancelledError", f"{name}(): the run was cancelled")
+        refusal = decision.result()
+        if refusal is not None:
+            raise PermissionError(f"{name}() was not approved: {refusal}")
+
+    def _call(
+        self,
+        name: str,
+        fn: Callable[..., Any],
+        args: list[Any],
+        kwargs: dict[str, Any],
+        timeout_s: float | None,
+        threads: ToolThreads,
+        loop: asyncio.AbstractEventLoop | None,
+        abort: threading.Event | None,
+    ) -> Any:
+        if self._is_async[name]:
+            if loop is None:
+                raise RuntimeError("async tools need an event loop")
+            future: concurrent.futures.Future[Any] = asyncio.run_coroutine_threadsafe(
+                _contained(fn(*args, **kwargs)), loop
+            )
+        elif timeout_s is None:
+            # Nothing to time out: call it here and spare the thread hop (about 0.1 ms
+            # a call), which matters for scripts that call a tool in a loop.
+            return fn(*args, **kwargs)
+        else:
+            with self._hung_lock:
+                hung = self._hung
+            try:
+                future = threads.submit(lambda: fn(*args, **kwargs), hung_in_session=hung)
+            except ToolBudgetExhausted as exc:
+                raise _ToolFailed("RuntimeError", f"{name}(): {exc}") from None
+        deadline = None if timeout_s is None else time.monotonic() + timeout_s
+        if _settled(future, deadline, abort):
+            return future.result()
+        if not future.cancel():
+            # Still running in its thread, which it holds until it returns.
+            with self._hung_lock:
+                self._hung += 1
+            future.add_done_callback(self._unhung)
+        if abort is not None and abort.is_set():
+            raise _ToolFailed("CancelledError", f"{name}() was abandoned: the run was cancelled")
+        raise TimeoutError(f"{name}() did not finish within {timeout_s:g} s")
+
+    def _unhung(self, _: concurrent.futures.Future[Any]) -> None:
+        with self._hung_lock:
+            self._hung -= 1
+
     @staticmethod
     def _failure(
         name: str,
@@ -198,7 +318,9 @@ class ToolSet:
         kind: str,
         message: str,
     ) -> ToolOutcome:
-        message = message[:4000]
+        # The channel is strict UTF-8: a lone surrogate in a message becomes "?".
+        message = message[:4000].encode("utf-8", "replace").decode()
+        kind = kind.encode("utf-8", "replace").decode()
         record = ToolCallRecord(
             name=name,
             arguments=arguments,

@@ -21,29 +21,43 @@ from .confine import confine
 from .files import Mounts, make_open
 from .modules import ModuleProxy, make_import, reseed_random
 from .runtime import ScriptRuntime, install_cpu_handlers
-from .wire import ChannelClosed, FrameReader
+from .wire import (
+    ChannelClosed,
+    FrameReader,
+    UnencodableText,
+    encode,
+    frame_text,
+    host_frame_cap,
+)
 
 #: Recursion frames reserved for the sandbox's own code below the script.
 RECURSION_MARGIN = 40
 
 
-def _frame(message: Any) -> bytes:
-    return _framed(json.dumps(message, ensure_ascii=False, separators=(",", ":")))
-
-
-def _framed(text: str) -> bytes:
-    # Lone surrogates (e.g. "\ud800" built by a script) cannot be UTF-8 encoded.
-    payload = text.encode("utf-8", "replace")
-    return len(payload).to_bytes(4, "big") + payload
-
-
 def _done_frame(done: dict[str, Any]) -> bytes:
     """The ``done`` frame, embedding an output the runtime already encoded as JSON."""
     output = done.pop("output")
+    # A lone surrogate the script built (e.g. "\ud800") becomes "?": the run is over,
+    # and one character is a smaller loss than its whole output.
     if not isinstance(output, str):
-        return _frame({**done, "output": output})
+        return encode({**done, "output": output}, replace=True)
     rest = json.dumps(done, ensure_ascii=False, separators=(",", ":"))
-    return _framed(f'{{"output":{output},{rest[1:]}')
+    return frame_text(f'{{"output":{output},{rest[1:]}', replace=True)
+
+
+def _call_frame(request: dict[str, Any], cap: int) -> bytes:
+    """The frame of a tool call; raises ValueError (in the script) when it cannot go."""
+    name = request.get("name")
+    try:
+        frame = encode(request)
+    except UnencodableText as exc:
+        raise ValueError(f"{name}(): cannot send the arguments: {exc}") from None
+    if len(frame) > cap:
+        raise ValueError(
+            f"{name}(): the arguments are {len(frame)} bytes as JSON; a tool call may "
+            f"carry at most {cap}"
+        )
+    return frame
 
 
 def serve(
@@ -64,9 +78,10 @@ def serve(
         reseed_random()
         sock = socket.socket(fileno=channel_fd)
         reader = FrameReader(sock, max_frame=int(config["max_request_bytes"]))
+        call_cap = host_frame_cap(limits)
 
         def call_host(request: dict[str, Any]) -> dict[str, Any]:
-            sock.sendall(_frame(request))
+            sock.sendall(_call_frame(request, call_cap))
             reply = reader.read_json()
             if not isinstance(reply, dict) or reply.get("op") != "result":
                 raise ChannelClosed("unexpected reply from host")
@@ -84,7 +99,7 @@ def serve(
         install_cpu_handlers(runtime)
         sys.setrecursionlimit(int(limits["recursion_depth"]) + RECURSION_MARGIN)
         sock.sendall(
-            _frame(
+            encode(
                 {
                     "op": "hello",
                     "pid": os.getpid(),
@@ -110,7 +125,7 @@ def serve(
         # Tell the host why, if the channel still works; it reports a crashed worker.
         try:
             detail = f"{type(exc).__name__}: {exc}"[:2000]
-            os.write(channel_fd, _frame({"op": "crash", "message": detail}))
+            os.write(channel_fd, encode({"op": "crash", "message": detail}, replace=True))
         except BaseException:
             pass
     finally:

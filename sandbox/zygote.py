@@ -7,7 +7,8 @@ JSON datagrams:
 - host → zygote: ``{"op": "fork", "id": n}`` with the worker's channel descriptor
   attached (SCM_RIGHTS), ``{"op": "shutdown"}``;
 - zygote → host: ``ready`` (after the first datagram, the worker configuration),
-  ``forked`` (id, pid), ``exited`` (pid, exit code or signal), ``failed``.
+  ``forked`` (id, pid), ``exited`` (pid, exit code or signal, CPU seconds used),
+  ``failed``.
 
 The zygote never runs untrusted code. When the host goes away (EOF on the control
 socket) it kills every worker it forked and exits.
@@ -27,7 +28,7 @@ import sys
 import traceback
 from typing import Any
 
-from . import landlock, seccomp
+from . import landlock, namespaces, seccomp
 from .compiler import compile_script
 from .files import Mounts, module_members
 from .modules import build_proxies
@@ -75,6 +76,9 @@ def main(ctrl_fd: int) -> None:
         landlock.python_paths()  # computed once here, inherited by every worker
         landlock.library_paths()
         seccomp.prepare()
+        vm_size = _vm_size()  # /proc is gone once the zygote is in its minimal root
+        os_layer = config.get("layers", {}).get("os", True)
+        helpers = namespaces.enter_zygote(config.get("mounts", [])) if os_layer else []
         # Keep the collector away from everything imported so far: workers then share
         # those pages with the zygote instead of copying them on first GC pass.
         gc.collect()
@@ -86,7 +90,7 @@ def main(ctrl_fd: int) -> None:
     signal.set_wakeup_fd(wake_w)
     signal.signal(signal.SIGCHLD, lambda *_: None)
     children: set[int] = set()
-    _send(ctrl, {"op": "ready", "pid": os.getpid(), "vm_size": _vm_size()})
+    _send(ctrl, {"op": "ready", "pid": os.getpid(), "vm_size": vm_size, "helpers": helpers})
     try:
         while True:
             readable, _, _ = select.select([ctrl.fileno(), wake_r], [], [])
@@ -138,14 +142,16 @@ def _drain(fd: int) -> None:
 def _reap(ctrl: socket.socket, children: set[int]) -> None:
     while True:
         try:
-            pid, raw = os.waitpid(-1, os.WNOHANG)
+            pid, raw, usage = os.wait4(-1, os.WNOHANG)
         except ChildProcessError:
             return
         if pid == 0:
             return
         children.discard(pid)
+        # The CPU time tells the kernel's RLIMIT_CPU kill apart from anyone else's SIGKILL.
+        cpu_s = usage.ru_utime + usage.ru_stime
         try:
-            _send(ctrl, {"op": "exited", "pid": pid, **_status(raw)})
+            _send(ctrl, {"op": "exited", "pid": pid, "cpu_s": cpu_s, **_status(raw)})
         except OSError:
             return
 

@@ -1,4 +1,8 @@
-"""Checks for every test: nothing started by a test outlives it."""
+"""Checks for every test: nothing started by a test outlives it.
+
+A process a test leaves behind is reported against that test and killed at once, so
+one leak fails one test, never the ones after it.
+"""
 
 from __future__ import annotations
 
@@ -29,21 +33,36 @@ def _expected() -> set[int]:
     return pids
 
 
+def _describe_and_kill(pids: set[int]) -> list[str]:
+    details, procs = [], []
+    for pid in sorted(pids):
+        try:
+            proc = psutil.Process(pid)
+            details.append(f"{pid}: {' '.join(proc.cmdline())[:120]}")
+            proc.kill()
+            procs.append(proc)
+        except psutil.NoSuchProcess:
+            continue
+    psutil.wait_procs(procs, timeout=5)
+    return details
+
+
 @pytest.fixture(autouse=True)
-def no_leaked_processes() -> Iterator[None]:
-    """After each test, every process we started belongs to an open sandbox."""
+def no_leaked_processes(request: pytest.FixtureRequest) -> Iterator[None]:
+    """After each test, every process it started belongs to an open sandbox."""
+    before = _descendants()
     yield
     deadline = time.monotonic() + 5
     while True:
-        # Spares in flight are forked but not yet in the pool: allow them a moment.
-        leaked = _descendants() - _expected()
+        # Spares in flight are forked but not yet in the pool, and killed workers take
+        # a moment to exit: allow them that moment.
+        leaked = _descendants() - _expected() - before
         if not leaked or time.monotonic() > deadline:
             break
         time.sleep(0.02)
-    details = []
-    for pid in leaked:
-        try:
-            details.append(f"{pid}: {' '.join(psutil.Process(pid).cmdline())[:120]}")
-        except psutil.NoSuchProcess:
-            continue
-    assert not details, f"processes left behind: {details}"
+    details = _describe_and_kill(leaked)
+    if details:
+        pytest.fail(
+            f"{request.node.nodeid} left processes behind (now killed): {details}",
+            pytrace=False,
+        )

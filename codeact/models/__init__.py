@@ -36,6 +36,7 @@ from codeact.models.base import (
     ToolSpec,
     final_message,
 )
+from codeact.models.bounded import ResponseLimits
 from codeact.models.errors import (
     RETRYABLE_CODES,
     ErrorCode,
@@ -84,6 +85,7 @@ __all__ = [
     "ModelErrorData",
     "NetworkBlockedError",
     "OpenAIChatModel",
+    "ResponseLimits",
     "RetryPolicy",
     "ScriptExhaustedError",
     "ScriptFileError",

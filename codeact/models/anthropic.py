@@ -24,6 +24,7 @@ from codeact.models.anthropic_format import (
     to_anthropic_tools,
 )
 from codeact.models.base import CallOptions
+from codeact.models.bounded import ResponseLimits
 from codeact.models.errors import MissingApiKeyError
 from codeact.models.http import HttpModel, StreamParser
 from codeact.models.retry import RetryPolicy
@@ -57,6 +58,7 @@ class AnthropicModel(HttpModel):
         timeout: float | httpx.Timeout | None = None,
         headers: Mapping[str, str] | None = None,
         extra_body: Mapping[str, Any] | None = None,
+        limits: ResponseLimits | None = None,
         max_tokens: int = 4096,
         temperature: float | None = None,
         version: str = ANTHROPIC_VERSION,
@@ -78,6 +80,7 @@ class AnthropicModel(HttpModel):
             timeout=timeout,
             headers=headers,
             extra_body=extra_body,
+            limits=limits,
         )
         self.default_options = CallOptions.build(max_tokens=max_tokens, temperature=temperature)
         self.version = version

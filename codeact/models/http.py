@@ -19,6 +19,15 @@ import httpx
 
 from codeact.messages import Ai, Message
 from codeact.models.base import CallOptions, Done, Model, StreamEvent, ToolLike
+from codeact.models.bounded import (
+    ResponseLimits,
+    body_lines,
+    deadline_error,
+    read_body,
+    streamed_chars,
+    too_large,
+    within,
+)
 from codeact.models.errors import ErrorCode, ModelError, classify_error
 from codeact.models.guard import check_network_allowed
 from codeact.models.retry import RetryPolicy, retry_call
@@ -63,7 +72,8 @@ class HttpModel(Model):
 
     `client` may be supplied (tests pass one with ``httpx.MockTransport``); it then
     stays owned by the caller. Otherwise the model creates one and closes it in
-    `aclose`.
+    `aclose`. `limits` bounds each call's response size, streamed text and total time
+    (see `ResponseLimits`).
     """
 
     provider: str = "http"
@@ -79,6 +89,7 @@ class HttpModel(Model):
         timeout: float | httpx.Timeout | None = None,
         headers: Mapping[str, str] | None = None,
         extra_body: Mapping[str, Any] | None = None,
+        limits: ResponseLimits | None = None,
     ) -> None:
         if not model or not model.strip():
             raise ValueError(f"{self.provider}: model name must not be empty")
@@ -91,6 +102,7 @@ class HttpModel(Model):
         self.base_url = base_url.rstrip("/")
         self.api_key = api_key
         self.retry = retry or RetryPolicy()
+        self.limits = limits or ResponseLimits()
         self.extra_body: dict[str, Any] = dict(extra_body or {})
         self._headers = dict(headers or {})
         if timeout is not None and not isinstance(timeout, httpx.Timeout):
@@ -140,7 +152,8 @@ class HttpModel(Model):
         options = CallOptions.build(stop, max_tokens, temperature, tools)
         body = self._merge_extra(self._build_body(messages, options, stream=False))
         check_network_allowed(self.name)
-        return await retry_call(self.retry, lambda: self._post_once(body))
+        attempts = retry_call(self.retry, lambda: self._post_once(body))
+        return await within(self.limits.deadline_s, attempts, self._late)
 
     async def stream(
         self,
@@ -155,11 +168,14 @@ class HttpModel(Model):
         body = self._merge_extra(self._build_body(messages, options, stream=True))
         check_network_allowed(self.name)
         attempt, waited = 1, 0.0
+        deadline = None
+        if self.limits.deadline_s is not None:
+            deadline = asyncio.get_running_loop().time() + self.limits.deadline_s
         while True:
             parser = self._stream_parser()
             yielded = False
             try:
-                async with aclosing(self._stream_once(body, parser)) as events:
+                async with aclosing(self._bounded(body, parser, deadline)) as events:
                     async for event in events:
                         yielded = True
                         yield event
@@ -175,9 +191,47 @@ class HttpModel(Model):
                 delay = self.retry.next_delay(error, attempt, waited)
                 if delay is None:
                     raise
+                if deadline is not None and asyncio.get_running_loop().time() + delay > deadline:
+                    raise self._late() from error
                 await asyncio.sleep(delay)
                 waited += delay
                 attempt += 1
+
+    async def _bounded(
+        self, body: dict[str, Any], parser: StreamParser, deadline: float | None
+    ) -> AsyncGenerator[StreamEvent, None]:
+        """One attempt's events, within the call's deadline and the character cap."""
+        cap = self.limits.max_stream_chars
+        async with aclosing(self._stream_once(body, parser)) as events:
+            chars = 0
+            while (event := await self._next_before(events, deadline)) is not None:
+                chars += streamed_chars(event)
+                if chars > cap:
+                    raise self._over(f"the stream passed {cap:,} characters (max_stream_chars)")
+                yield event
+
+    async def _next_before(
+        self, events: AsyncGenerator[StreamEvent, None], deadline: float | None
+    ) -> StreamEvent | None:
+        """The stream's next event (None at its end), within the call's deadline."""
+        try:
+            if deadline is None:
+                return await anext(events)
+            async with asyncio.timeout_at(deadline):
+                return await anext(events)
+        except StopAsyncIteration:
+            return None
+        except TimeoutError:
+            if deadline is not None and asyncio.get_running_loop().time() >= deadline:
+                raise self._late() from None
+            raise
+
+    def _late(self) -> ModelError:
+        assert self.limits.deadline_s is not None
+        return deadline_error(self.name, self.provider, self.limits.deadline_s)
+
+    def _over(self, what: str) -> ModelError:
+        return too_large(self.name, self.provider, what)
 
     async def aclose(self) -> None:
         if self._owns_client:
@@ -200,20 +254,27 @@ class HttpModel(Model):
         return {} if self._timeout is None else {"timeout": self._timeout}
 
     async def _post_once(self, body: dict[str, Any]) -> Ai:
+        cap = self.limits.max_response_bytes
         try:
-            response = await self._client.post(
-                self._url(), json=body, headers=self._request_headers(), **self._timeout_kwargs()
-            )
+            async with self._client.stream(
+                "POST",
+                self._url(),
+                json=body,
+                headers=self._request_headers(),
+                **self._timeout_kwargs(),
+            ) as response:
+                raw = await read_body(response, cap, self._over)
         except httpx.TimeoutException as exc:
             raise self._transport_error(ErrorCode.TIMEOUT, exc) from exc
         except httpx.TransportError as exc:
             raise self._transport_error(ErrorCode.CONNECTION_ERROR, exc) from exc
         if response.status_code >= 400:
-            raise self._http_error(response)
+            raise self._http_error(response, raw)
         try:
-            data = response.json()
+            data = json.loads(raw)
         except ValueError as exc:
-            raise self._malformed(f"response body is not JSON: {response.text[:200]!r}") from exc
+            text = raw[:200].decode("utf-8", "replace")
+            raise self._malformed(f"response body is not JSON: {text!r}") from exc
         return self._parse_response(data)
 
     async def _stream_once(
@@ -228,15 +289,15 @@ class HttpModel(Model):
                 headers=self._request_headers(),
                 **self._timeout_kwargs(),
             ) as response:
+                cap = self.limits.max_response_bytes
                 if response.status_code >= 400:
-                    await response.aread()
-                    raise self._http_error(response)
+                    raise self._http_error(response, await read_body(response, cap, self._over))
                 ctype = response.headers.get("content-type", "")
                 if "json" in ctype and "event-stream" not in ctype:
                     # Some servers answer a stream request with a plain JSON error.
-                    await response.aread()
-                    raise self._json_instead_of_stream(response)
-                async for sse in aiter_sse(response.aiter_lines()):
+                    raw = await read_body(response, cap, self._over)
+                    raise self._json_instead_of_stream(response, raw)
+                async for sse in aiter_sse(body_lines(response, cap, self._over)):
                     started = True
                     for event in parser.feed(sse):
                         yield event
@@ -266,18 +327,18 @@ class HttpModel(Model):
             ErrorCode.MALFORMED_RESPONSE, f"{self.name}: {detail}", provider=self.provider
         )
 
-    def _http_error(self, response: httpx.Response) -> ModelError:
+    def _http_error(self, response: httpx.Response, raw: bytes) -> ModelError:
         try:
-            body: Any = response.json()
+            body: Any = json.loads(raw)
         except ValueError:
-            body = response.text
+            body = raw.decode("utf-8", "replace")
         return classify_error(
             response.status_code, body, headers=response.headers, provider=self.provider
         )
 
-    def _json_instead_of_stream(self, response: httpx.Response) -> ModelError:
+    def _json_instead_of_stream(self, response: httpx.Response, raw: bytes) -> ModelError:
         try:
-            body = response.json()
+            body = json.loads(raw)
         except ValueError:
             return self._malformed("stream response is not an event stream")
         if isinstance(body, Mapping) and "error" in body:

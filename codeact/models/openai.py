@@ -18,6 +18,7 @@ import httpx
 
 from codeact.messages import Ai, Message
 from codeact.models.base import CallOptions
+from codeact.models.bounded import ResponseLimits
 from codeact.models.errors import MissingApiKeyError
 from codeact.models.http import HttpModel, StreamParser
 from codeact.models.openai_format import (
@@ -57,6 +58,7 @@ class OpenAIChatModel(HttpModel):
         timeout: float | httpx.Timeout | None = None,
         headers: Mapping[str, str] | None = None,
         extra_body: Mapping[str, Any] | None = None,
+        limits: ResponseLimits | None = None,
         max_tokens: int | None = None,
         temperature: float | None = None,
         max_tokens_field: Literal["max_tokens", "max_completion_tokens"] | None = None,
@@ -88,6 +90,7 @@ class OpenAIChatModel(HttpModel):
             timeout=timeout,
             headers=headers,
             extra_body=extra_body,
+            limits=limits,
         )
         self.default_options = CallOptions.build(max_tokens=max_tokens, temperature=temperature)
         if max_tokens_field is None:

@@ -5,7 +5,8 @@ mount (each with a symlink leading out), a shared secret outside them, an empty
 ``outside`` directory, and an environment variable of the host holding a secret (set
 before the sandbox starts, restored afterwards). One :class:`CaseArena` per case: its
 own secret file and marker path, the TCP/UDP listeners and decoy process its source
-names, and the placeholder values the source is filled with.
+names, the file the host keeps opening while it runs (``{{WATCHED_FILE}}``), and the
+placeholder values the source is filled with.
 """
 
 from __future__ import annotations
@@ -14,12 +15,15 @@ import os
 import re
 import secrets
 import shutil
+import stat
 import tempfile
 import threading
 from pathlib import Path
 from typing import Self
 
 from ..policy import Mount, SandboxPolicy
+from .hoststate import FileMeta, Opener
+from .hostview import HostView
 from .listeners import Decoy, TcpListener, UdpListener
 
 #: What a script does with the ``os`` module (``osm``) once it holds a real one.
@@ -57,12 +61,16 @@ PLACEHOLDERS = (
     "OUTSIDE_LINK_HOST",
     "OUTSIDE_DIR_LINK",
     "OUTSIDE_DIR_LINK_HOST",
+    "WATCHED_FILE",
     "TOKEN",
     "NONCE",
     "PORT",
     "UDP_PORT",
     "HOST_PID",
     "DECOY_PID",
+    "SHM_ID",
+    "MSQ_ID",
+    "IPC_KEY",
     "DEEP_PARENS",
     "DEEP_UNARY",
     "PAYLOAD_OS",
@@ -76,12 +84,12 @@ _BLOCKS = {"PAYLOAD_OS": PAYLOAD_OS, "PAYLOAD_BUILTINS": PAYLOAD_BUILTINS}
 def _tree(root: Path) -> dict[str, tuple[int, int, str]]:
     """Every entry under ``root`` (symlinks not followed): size, mtime, link target."""
     found: dict[str, tuple[int, int, str]] = {}
-    for dirpath, dirnames, filenames in os.walk(root):
+    # Through directory descriptors: a case may build paths longer than PATH_MAX.
+    for dirpath, dirnames, filenames, dir_fd in os.fwalk(root):
         for name in [*dirnames, *filenames]:
-            path = Path(dirpath) / name
-            st = path.lstat()
-            target = os.readlink(path) if path.is_symlink() else ""
-            found[str(path)] = (st.st_size, st.st_mtime_ns, target)
+            st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+            target = os.readlink(name, dir_fd=dir_fd) if stat.S_ISLNK(st.st_mode) else ""
+            found[os.path.join(dirpath, name)] = (st.st_size, st.st_mtime_ns, target)
     return found
 
 
@@ -167,10 +175,15 @@ class CaseArena:
         self.secret_token = secrets.token_hex(16)
         self.secret = self.dir / "secret.txt"
         self.secret.write_text(f"SECRET={self.secret_token}\n")
+        self.secret_meta = FileMeta.of(self.secret)
         self.marker = self.dir / "marker"
+        self.watched = self.dir / "watched.txt"
+        self.watched.write_text("opened by the host while the case runs\n")
+        self.opener = Opener(self.watched) if "{{WATCHED_FILE}}" in source else None
         self.tcp = TcpListener() if "{{PORT}}" in source else None
         self.udp = UdpListener() if "{{UDP_PORT}}" in source else None
         self.decoy = Decoy(f"probe-decoy-{self.nonce}") if "{{DECOY_PID}}" in source else None
+        self.view = HostView(source, self.secret)
 
     def values(self) -> dict[str, str]:
         """Placeholder → Python literal."""
@@ -188,6 +201,7 @@ class CaseArena:
             "OUTSIDE_LINK_HOST": str(s.ro / "escape-link"),
             "OUTSIDE_DIR_LINK": f"{s.rw_path}/escape-dir",
             "OUTSIDE_DIR_LINK_HOST": str(s.rw / "escape-dir"),
+            "WATCHED_FILE": str(self.watched),
             "TOKEN": self.token,
             "NONCE": self.nonce,
         }
@@ -199,6 +213,7 @@ class CaseArena:
             "DECOY_PID": self.decoy.pid if self.decoy else 0,
         }
         values.update({name: str(value) for name, value in numbers.items()})
+        values.update(self.view.values())
         # Deeply nested source is generated, so that the corpus files stay parseable.
         values["DEEP_PARENS"] = "(" * 30_000 + "1" + ")" * 30_000
         values["DEEP_UNARY"] = "-" * 50_000 + "1"
@@ -208,6 +223,17 @@ class CaseArena:
         """Which of this case's listeners were reached."""
         hits = [("the TCP listener", self.tcp), ("the UDP listener", self.udp)]
         return [name for name, listener in hits if listener and listener.contacted]
+
+    def secret_metadata_changed(self) -> bool:
+        """True when the secret file's mode, owner, times or xattrs are not as created."""
+        return FileMeta.of(self.secret) != self.secret_meta
+
+    def open_failures(self) -> list[str]:
+        """The host's failed or hung opens of the watched file (stops the opener)."""
+        if self.opener is None:
+            return []
+        self.opener.close()
+        return self.opener.failures
 
     @property
     def decoy_killed(self) -> bool:
@@ -229,10 +255,11 @@ class CaseArena:
 
     def secrets(self) -> list[str]:
         """Tokens that must never come back from the sandbox."""
-        return [self.secret_token, self.suite.shared_token, self.suite.env_token]
+        suite = self.suite
+        return [self.secret_token, suite.shared_token, suite.env_token, *self.view.secrets()]
 
     def close(self) -> None:
         """Stop the listeners and the decoy."""
-        for resource in (self.tcp, self.udp, self.decoy):
+        for resource in (self.tcp, self.udp, self.decoy, self.opener, self.view):
             if resource is not None:
                 resource.close()

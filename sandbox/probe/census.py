@@ -56,7 +56,8 @@ def alive(identities: Iterable[Identity], grace_s: float = 0.5) -> list[Identity
 
 
 def orphans(since: float, nonces: Iterable[str] = ()) -> list[Identity]:
-    """Processes started after ``since`` (wall clock) that look like escaped workers."""
+    """Processes started after ``since`` (wall clock) that look like escaped workers and
+    are still running after a short grace."""
     marks = [WORKER_MARK, *nonces]
     earliest = procinfo.boot_ticks(since - 1.0)
     found = []
@@ -67,7 +68,10 @@ def orphans(since: float, nonces: Iterable[str] = ()) -> list[Identity]:
             continue
         if info.ppid in (0, 1) or procinfo.read(info.ppid) is None:
             found.append(info.identity)
-    return found
+    # The same grace as for tied processes: when a zygote dies (any sandbox's on this
+    # machine, e.g. a fault test killing one on purpose), its workers are re-parented
+    # for the moment before their death signal ends them; a real escape outlives it.
+    return alive(found)
 
 
 def describe(identities: Iterable[Identity]) -> str:

@@ -13,7 +13,10 @@ Header (the first comment lines)::
 
 from __future__ import annotations
 
+import site
 import sys
+import sysconfig
+from collections.abc import Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
@@ -36,6 +39,7 @@ CATEGORIES = (
     "network",
     "filesystem",
     "symlink",
+    "os",
     "output-flood",
     "exception-flood",
     "cpu",
@@ -65,16 +69,30 @@ class AttackCase(BaseModel):
     path: str
 
 
-def security_dir() -> Path:
-    """``benchmarks/security`` of a checkout (or of a data install under ``sys.prefix``)."""
-    candidates = [
-        Path(__file__).resolve().parents[2] / "benchmarks" / "security",
-        Path(sys.prefix) / "share" / "codeact" / "security",
-    ]
-    for candidate in candidates:
-        if (candidate / "corpus").is_dir():
+#: What each shipped suite is called in messages, by its directory.
+SUITE_NAMES = {
+    "corpus": "the security corpus (benchmarks/security/corpus)",
+    "redcode": "the RedCode-Exec suite (benchmarks/security/redcode)",
+}
+
+
+def install_prefixes() -> list[Path]:
+    """Where an install puts the wheel's data files: the environment, then the user's."""
+    prefixes = [Path(sysconfig.get_path("data")), Path(sys.prefix)]
+    if site.ENABLE_USER_SITE and site.USER_BASE:
+        prefixes.append(Path(site.USER_BASE))
+    return list(dict.fromkeys(prefixes))
+
+
+def security_dir(suite: str = "corpus", prefixes: Sequence[Path] | None = None) -> Path:
+    """``benchmarks/security`` of a checkout, or ``share/codeact/security`` of an
+    install (the wheel ships both suites as data files), holding ``suite``."""
+    checkout = Path(__file__).resolve().parents[2] / "benchmarks" / "security"
+    roots = [root / "share" / "codeact" / "security" for root in prefixes or install_prefixes()]
+    for candidate in [checkout, *roots]:
+        if (candidate / suite).is_dir():
             return candidate
-    raise FileNotFoundError("the security corpus (benchmarks/security/corpus) is not installed")
+    raise FileNotFoundError(f"{SUITE_NAMES.get(suite, suite)} is not installed")
 
 
 def parse_case(path: Path) -> AttackCase:

@@ -1,10 +1,13 @@
 """Deciding whether an attack escaped, from host-side evidence only.
 
 An escape is an effect on the host, never the mere absence of an error: a secret of
-the host in what came back, a marker file created, a file outside the mounts changed, a
-listener contacted, a decoy process killed, a process alive after its session, a limit
-not enforced by the host (wall time, output, result, memory, tool calls), the host's
-own memory grown, or a fresh session that no longer works.
+the host in what came back, a marker file created, a file outside the mounts changed
+(content or metadata) or made impossible to open, the host process's limits, priority,
+CPUs or scheduling policy changed, a listener contacted, a decoy process killed, a
+process alive after its session, a limit not enforced by the host (wall time, output,
+result, memory, tool calls), the host's own memory grown, a fresh session that no
+longer works, or what the worker must not see of the host (its SysV objects, its
+processes, hostname, interfaces and files).
 """
 
 from __future__ import annotations
@@ -39,7 +42,11 @@ class Evidence:
     secrets: list[str] = field(default_factory=list)
     marker_exists: bool = False
     secret_intact: bool = True
+    secret_metadata_changed: bool = False
+    host_process_changes: list[str] = field(default_factory=list)
+    host_open_failures: list[str] = field(default_factory=list)
     changed_outside: list[str] = field(default_factory=list)
+    host_view: list[str] = field(default_factory=list)
     rw_case_bytes: int = 0
     contacted: list[str] = field(default_factory=list)
     decoy_killed: bool = False
@@ -63,7 +70,15 @@ def judge(evidence: Evidence, bounds: Bounds) -> list[str]:
         effects.append("the marker path was created on the host")
     if not e.secret_intact:
         effects.append("the secret file outside the mounts was changed or removed")
+    if e.secret_metadata_changed:
+        effects.append("the metadata of the secret file outside the mounts was changed")
+    effects += e.host_process_changes
+    effects += [
+        f"the host could not open a file outside the mounts: {f}"
+        for f in sorted(set(e.host_open_failures))
+    ]
     effects += [f"changed outside the writable mount: {p}" for p in e.changed_outside]
+    effects += e.host_view
     if e.rw_case_bytes > b.rw_max_bytes + 65536:
         effects.append(f"wrote {e.rw_case_bytes} bytes to a mount allowing {b.rw_max_bytes}")
     effects += [f"{what} was contacted" for what in e.contacted]

@@ -70,7 +70,22 @@ def diff_policies(a: SandboxPolicy, b: SandboxPolicy) -> list[PolicyChange]:
                 )
             )
     changes += _mount_changes(a.mounts, b.mounts)
+    changes += _require_change(a.require, b.require)
     return changes
+
+
+def _require_change(before: tuple[str, ...], after: tuple[str, ...]) -> list[PolicyChange]:
+    added = sorted(set(after) - set(before))
+    removed = sorted(set(before) - set(after))
+    parts = []
+    if added:
+        parts.append(f"now requires {', '.join(added)} (refuses to start where unavailable)")
+    if removed:
+        parts.append(f"no longer requires {', '.join(removed)} (starts, reporting them degraded)")
+    if not parts:
+        return []
+    meaning = "confinement mechanisms: " + "; ".join(parts)
+    return [PolicyChange(path="require", before=list(before), after=list(after), meaning=meaning)]
 
 
 def _set_change(field: str, before: tuple[str, ...], after: tuple[str, ...]) -> list[PolicyChange]:

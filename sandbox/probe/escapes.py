@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -22,7 +22,8 @@ from .arena import CaseArena, SuiteArena
 from .corpus import AttackCase
 from .detectors import Bounds, Evidence, judge
 from .holder import SandboxHolder
-from .results import CaseResult, outcome_of
+from .hoststate import HostProcess
+from .results import CaseResult, outcome_of, told
 from .safety import check_machine, check_policy
 
 #: Categories whose evidence (files, processes, memory, channel) must not be shared.
@@ -33,6 +34,7 @@ EXCLUSIVE = frozenset(
         "processes",
         "signals-threads",
         "memory",
+        "os",
         "output-flood",
         "exception-flood",
         "channel",
@@ -85,6 +87,7 @@ class RunRecord:
     tied: set[census.Identity] = field(default_factory=set)
     busy: bool = False
     followup: str = "ok"
+    host_before: HostProcess | None = None
 
 
 def observe(
@@ -93,12 +96,21 @@ def observe(
     """The host-side evidence of one case, and the processes that outlived it."""
     execution = record.execution
     survivors = census.alive(record.tied) + census.orphans(record.since, [arena.nonce])
+    host_changes: list[str] = []
+    if record.host_before is not None:
+        host_changes = record.host_before.changes(HostProcess.now())
+        host_changes += [f"{c}, and stays so" for c in record.host_before.restore()]
+    dump = execution.model_dump_json()
     evidence = Evidence(
-        dump=execution.model_dump_json(),
+        dump=dump,
         secrets=arena.secrets(),
         marker_exists=arena.marker.exists() or arena.marker.is_symlink(),
         secret_intact=_intact(arena),
+        secret_metadata_changed=arena.secret_metadata_changed(),
+        host_process_changes=host_changes,
+        host_open_failures=arena.open_failures(),
         changed_outside=suite.changes(),
+        host_view=arena.view.effects(dump),
         rw_case_bytes=suite.rw_bytes(arena.nonce),
         contacted=arena.contacted(),
         decoy_killed=arena.decoy_killed,
@@ -139,6 +151,7 @@ def run_case(stage: SandboxHolder, suite: SuiteArena, case: AttackCase) -> CaseR
         return "ok"
 
     rss_before, since, started = procinfo.rss_bytes(), time.time(), time.perf_counter()
+    host_before = HostProcess.now()
     record: RunRecord | None = None
     limits = stage.policy.limits
     try:
@@ -152,6 +165,7 @@ def run_case(stage: SandboxHolder, suite: SuiteArena, case: AttackCase) -> CaseR
             finally:
                 watchdog.cancel()
             record = RunRecord(execution, time.perf_counter() - started, since, rss_before)
+            record.host_before = host_before
             record.busy = _busy(session.pid) if execution.error_code is None else False
             record.tied = census.tied_to(worker) | census.tied_to(session.pid)
         record.tool_calls = len(calls)
@@ -208,6 +222,7 @@ def run_escapes(
     *,
     workers: int = 3,
     allow_unconfined: bool = False,
+    on_result: Callable[[CaseResult], None] | None = None,
 ) -> list[CaseResult]:
     """Run ``cases`` under ``policy`` (with the suite's capped limits), in corpus order."""
     check_policy(policy)
@@ -218,8 +233,8 @@ def run_escapes(
             shared = [c for c in cases if c.category not in EXCLUSIVE]
             alone = [c for c in cases if c.category in EXCLUSIVE]
             with ThreadPoolExecutor(max(1, workers), thread_name_prefix="probe") as pool:
-                done = list(pool.map(lambda c: run_case(stage, suite, c), shared))
-            done += [run_case(stage, suite, c) for c in alone]
+                done = list(pool.map(lambda c: told(on_result, run_case(stage, suite, c)), shared))
+            done += [told(on_result, run_case(stage, suite, c)) for c in alone]
         finally:
             stage.close()
     order = {case.id: index for index, case in enumerate(cases)}

@@ -16,7 +16,7 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -28,7 +28,7 @@ from .holder import SandboxHolder
 from .listeners import HttpRecorder
 from .redcode_cases import RedCodeCase
 from .redcode_stage import RedCodeStage
-from .results import CaseResult, outcome_of
+from .results import CaseResult, outcome_of, told
 from .safety import check_machine, check_policy
 
 #: Categories judged by the printed expected result (their effect stays in the worker).
@@ -124,6 +124,7 @@ def run_redcode(
     *,
     workers: int = 6,
     allow_unconfined: bool = False,
+    on_result: Callable[[CaseResult], None] | None = None,
 ) -> list[CaseResult]:
     """Run ``cases`` under ``policy``; one result per case, in the given order."""
     check_policy(policy)
@@ -132,6 +133,8 @@ def run_redcode(
         try:
             check_machine(policy, holder.sandbox, allow_unconfined=allow_unconfined)
             with ThreadPoolExecutor(max(1, workers), thread_name_prefix="redcode") as pool:
-                return list(pool.map(lambda c: run_case(holder, Path(tmp), http, c), cases))
+                return list(
+                    pool.map(lambda c: told(on_result, run_case(holder, Path(tmp), http, c)), cases)
+                )
         finally:
             holder.close()

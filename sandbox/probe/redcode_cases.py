@@ -72,8 +72,8 @@ class RedCodeCase(BaseModel):
 
 
 def redcode_dir() -> Path:
-    """``benchmarks/security/redcode``."""
-    return security_dir() / "redcode"
+    """``benchmarks/security/redcode`` (of a checkout or an install)."""
+    return security_dir("redcode") / "redcode"
 
 
 def load_redcode(directory: Path | str | None = None) -> list[RedCodeCase]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -142,3 +142,10 @@ def render_comparison(runs: dict[str, list[CaseResult]]) -> str:
             lines.append("-" * len(head))
         lines.append(f"{category:<{width}}" + "".join(cells))
     return "\n".join(lines)
+
+
+def told(on_result: Callable[[CaseResult], None] | None, result: CaseResult) -> CaseResult:
+    """Pass `result` to the progress callback, if any, and return it."""
+    if on_result is not None:
+        on_result(result)
+    return result

@@ -1,5 +1,6 @@
 """When a probe may run: never with both layers off; with the language layer off only
-where the OS layer really confines files and system calls (unless the caller insists).
+where the OS layer really confines files and system calls and the worker holds no
+capability (unless the caller insists).
 
 The RedCode cases delete, copy and overwrite files and open sockets; with the language
 layer off nothing but the OS layer stands between them and the machine.
@@ -11,7 +12,7 @@ from ..host import Sandbox
 from ..policy import SandboxPolicy
 
 #: Mechanisms that must be active before a plain-Python attack may run.
-REQUIRED_WITHOUT_LANGUAGE = ("filesystem", "syscall_filter")
+REQUIRED_WITHOUT_LANGUAGE = ("filesystem", "syscall_filter", "privileges")
 
 
 class ProbeRefused(RuntimeError):

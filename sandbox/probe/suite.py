@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from pathlib import Path
 
 from ..policy import SandboxPolicy
@@ -43,17 +43,36 @@ def run_suite(
     categories: Collection[str] | None = None,
     workers: int | None = None,
     allow_unconfined: bool = False,
+    on_start: Callable[[int], None] | None = None,
+    on_result: Callable[[CaseResult], None] | None = None,
 ) -> list[CaseResult]:
     """Run every case of ``suite`` (optionally only some ``categories``) under ``policy``.
 
     Raises :class:`~sandbox.probe.ProbeRefused` for a policy with both layers off, or
     with the language layer off where the OS layer is degraded (unless
-    ``allow_unconfined``); ``ValueError`` for an unknown suite.
+    ``allow_unconfined``); ``ValueError`` for an unknown suite. ``on_start(n)`` is told
+    the number of cases, ``on_result(result)`` each result as it comes (from worker
+    threads), for a progress display.
     """
     check_policy(policy)
     kind, directory = _kind(suite)
     if kind == "redcode":
         cases = [c for c in load_redcode(directory) if _wanted(c.category, categories)]
-        return run_redcode(policy, cases, workers=workers or 6, allow_unconfined=allow_unconfined)
-    attacks = [c for c in load_corpus(directory) if _wanted(c.category, categories)]
-    return run_escapes(policy, attacks, workers=workers or 3, allow_unconfined=allow_unconfined)
+        if on_start:
+            on_start(len(cases))
+        results = run_redcode(
+            policy, cases, workers=workers or 6, allow_unconfined=allow_unconfined,
+            on_result=on_result,
+        )  # fmt: skip
+    else:
+        attacks = [c for c in load_corpus(directory) if _wanted(c.category, categories)]
+        if on_start:
+            on_start(len(attacks))
+        results = run_escapes(
+            policy, attacks, workers=workers or 3, allow_unconfined=allow_unconfined,
+            on_result=on_result,
+        )  # fmt: skip
+    # Cases run under a copy with the arena's temporary mounts, whose digest changes on
+    # every run: a record names the policy that was probed, so it can be matched to it.
+    digest = policy.digest()
+    return [r.model_copy(update={"policy_digest": digest}) for r in results]

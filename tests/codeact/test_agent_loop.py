@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
+from typing import Any
 
 import pytest
 from loop_helpers import arun, py
@@ -22,6 +24,7 @@ from codeact import (
 )
 from codeact.models import FunctionModel, LlmUsage, ScriptedModel
 from codeact.models.testing import CallInfo
+from sandbox import SandboxPolicy
 
 
 def lookup(item: str) -> float:
@@ -168,7 +171,7 @@ def test_output_helpers_and_round_trip() -> None:
     assert out.text() == "hi" and out.text_or("x") == "hi"
     assert out.message_count() == 3 and out.total_tokens() == 7
     assert out.prompt_tokens() == 5 and out.completion_tokens() == 2
-    assert "1 requests, 7 tokens" in out.usage_summary()
+    assert "1 request, 7 tokens" in out.usage_summary()
     assert "hi" in str(out)
     assert AgentOutput.model_validate_json(out.model_dump_json()) == out
 
@@ -187,7 +190,13 @@ def test_each_run_gets_a_fresh_session() -> None:
 
 @pytest.mark.timeout(30)
 def test_cancellation_ends_the_run_and_kills_the_worker() -> None:
-    agent = Agent("a", ScriptedModel([py("import time\ntime.sleep(20)")]))
+    # The wall limit is far beyond the test's timeout: only the cancellation can end
+    # the script, however slowly a loaded machine starts the sandbox.
+    default = SandboxPolicy.preset("default")
+    policy = default.model_copy(
+        update={"limits": default.limits.model_copy(update={"wall_s": 600})}
+    )
+    agent = Agent("a", ScriptedModel([py("import time\ntime.sleep(300)")]), policy=policy)
 
     async def main() -> None:
         stream = agent.stream("sleep")
@@ -201,6 +210,29 @@ def test_cancellation_ends_the_run_and_kills_the_worker() -> None:
         assert stream.output().failure is not None
 
     arun(main())
+
+
+def test_cancellation_while_the_sandbox_starts_stops_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sandbox import host, process
+
+    class SlowZygote(process.Zygote):
+        def __init__(self, config: dict[str, Any]) -> None:
+            time.sleep(1.0)  # the cancel below lands while the run's sandbox starts
+            super().__init__(config)
+
+    monkeypatch.setattr(host, "Zygote", SlowZygote)
+    agent = Agent("a", ScriptedModel([py("final_result(1)")]))
+
+    async def main() -> None:
+        stream = agent.stream("go")
+        async for event in stream:
+            if isinstance(event, ModelReplied):
+                await asyncio.sleep(0.3)
+                stream.cancel()
+        assert stream.output().failure is not None
+
+    arun(main())
+    assert host.open_sandboxes() == []
 
 
 @pytest.mark.timeout(30)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+CLI = [sys.executable, "-m", "codeact.cli"]
 TASK = (
     "Find the cheapest flight from E to B on 2023-11-10 and a hotel in B rated at least "
     "4.5 for 2 nights. What is the total?"
@@ -56,17 +58,114 @@ def test_json_prints_the_agent_output() -> None:
     assert [c["name"] for c in output["tool_calls"]] == ["find_flights", "find_hotels"]
 
 
+def scripted(tmp_path: Path, *codes: str) -> str:
+    replies = tmp_path / "replies.json"
+    replies.write_text(json.dumps([f"```python\n{code}\n```" for code in codes]))
+    return f"scripted:{replies}"
+
+
+def test_approve_without_a_terminal_is_bad_usage(tmp_path: Path) -> None:
+    result = codeact("run", "t", "--model", scripted(tmp_path, "final_result(1)"), "--approve")
+    assert result.returncode == 2 and result.stdout == ""
+    assert "--approve needs a terminal" in result.stderr and "--approve-file" in result.stderr
+
+
 @pytest.mark.timeout(60)
-def test_approve_without_a_terminal_refuses(tmp_path: Path) -> None:
-    replies = tmp_path / "r.json"
-    replies.write_text(json.dumps(["```python\nfinal_result(1)\n```"] * 2))
-    result = codeact(
-        "run", "t", "--model", f"scripted:{replies}", "--approve", "--max-steps", "2", "--json"
+def test_approve_file_decides_and_the_transcript_shows_refusals(tmp_path: Path) -> None:
+    model = scripted(tmp_path, "final_result(1)", "final_result(2)")
+    decisions = tmp_path / "decisions.txt"
+    decisions.write_text("not before lunch\ny\n")
+    result = codeact("run", "t", "--model", model, "--approve-file", str(decisions))
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "✗ script refused: not before lunch" in out
+    assert out.index("refused") < out.index("✓ script approved") < out.index("final result")
+    assert "══ final result ══\n2" in out
+
+
+@pytest.mark.timeout(60)
+def test_approve_file_from_standard_input_and_running_out_of_decisions(tmp_path: Path) -> None:
+    model = scripted(tmp_path, "final_result(1)", "final_result(2)")
+    result = subprocess.run(
+        [*CLI, "run", "t", "--model", model, "--max-steps", "2", "--approve-file", "-", "--json"],
+        input="no\n",
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
     )
     assert result.returncode == 1
     output = json.loads(result.stdout)
     assert output["failure"]["code"] == "max_steps_exceeded"
-    assert "no terminal to ask for approval" in output["messages"][3]["content"]
+    texts = [m["content"] for m in output["messages"] if isinstance(m["content"], str)]
+    assert any("Reason: no" in t for t in texts)
+    assert any("no decision left in standard input" in t for t in texts)
+
+
+def test_a_tools_module_that_fails_to_import_is_bad_usage(tmp_path: Path) -> None:
+    (tmp_path / "broken_tools.py").write_text("raise RuntimeError('the database is down')\n")
+    result = subprocess.run(
+        [*CLI, "run", "t", "--model", scripted(tmp_path, "1"), "--tools", "broken_tools:find"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert "cannot import 'broken_tools': RuntimeError: the database is down" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.timeout(60)
+def test_a_closed_output_pipe_ends_the_run_quietly() -> None:
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # as `| head` does once it has its lines
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "codeact.cli", *EXAMPLE],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+            timeout=60,
+        )
+    finally:
+        os.close(write_end)
+    assert result.returncode == 141
+    assert "Traceback" not in result.stderr and "BrokenPipeError" not in result.stderr
+
+
+@pytest.mark.timeout(60)
+def test_head_ends_quietly() -> None:
+    command = " ".join([sys.executable, "-m", "codeact.cli", *(f"'{a}'" for a in EXAMPLE)])
+    result = subprocess.run(
+        f"{command} | head -3", shell=True, capture_output=True, text=True, cwd=ROOT, timeout=60
+    )
+    assert len(result.stdout.splitlines()) == 3
+    assert "Traceback" not in result.stderr and "BrokenPipeError" not in result.stderr
+
+
+def test_version() -> None:
+    import codeact as package
+
+    result = codeact("--version")
+    assert result.returncode == 0 and result.stdout.strip() == f"codeact {package.__version__}"
+
+
+@pytest.mark.timeout(60)
+def test_an_internal_error_exits_1(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from codeact.cli import main
+
+    def broken(text: str, choice: str) -> str:
+        raise KeyError("lost")
+
+    monkeypatch.setattr("codeact.loop.extract_code", broken)
+    assert main(["run", "t", "--model", scripted(tmp_path, "final_result(1)")]) == 1
+    out = capsys.readouterr().out
+    assert "══ failed (internal_error) ══\ninternal error: KeyError: 'lost'" in out
 
 
 @pytest.mark.parametrize(

@@ -16,8 +16,14 @@ def counting_agent(policy: SandboxPolicy, replies: list[str]) -> Agent:
 
 
 def zygotes() -> int:
-    """How many fork servers this process runs now."""
-    return len(psutil.Process().children())
+    """How many fork servers this process runs now (a stopped one may wait to be reaped)."""
+    running = 0
+    for child in psutil.Process().children():
+        try:
+            running += child.status() != psutil.STATUS_ZOMBIE
+        except psutil.NoSuchProcess:
+            pass
+    return running
 
 
 def test_runs_share_the_sandbox_but_not_their_variables() -> None:

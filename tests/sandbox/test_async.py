@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import threading
+import time
+from typing import Any
 
 import psutil
 import pytest
@@ -58,3 +61,29 @@ def test_cancellation_kills_the_worker() -> None:
             assert ex.worker_restarted
 
     asyncio.run(main())
+
+
+def test_a_close_during_a_start_in_another_thread_stops_what_it_started(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # What a cancelled ``await sandbox.start()`` leaves: the start goes on in its thread.
+    from sandbox import host, process, supervisor
+    from sandbox.host import open_sandboxes
+
+    starting = threading.Event()
+
+    class SlowZygote(process.Zygote):
+        def __init__(self, config: dict[str, Any], **options: Any) -> None:
+            starting.set()
+            time.sleep(0.3)
+            super().__init__(config, **options)
+
+    monkeypatch.setattr(supervisor, "Zygote", SlowZygote)
+    sandbox = host.Sandbox(SandboxPolicy.preset("default"), spares=1)
+    thread = threading.Thread(target=sandbox.start)
+    thread.start()
+    assert starting.wait(10)
+    sandbox.close()
+    thread.join(30)
+    assert sandbox.processes() == set()
+    assert sandbox not in open_sandboxes()

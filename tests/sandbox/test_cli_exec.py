@@ -84,12 +84,74 @@ def test_bad_usage_exits_2(args: tuple[str, ...], needle: str) -> None:
     assert result.stdout == ""
 
 
-def test_sandbox_failure_exits_3(tmp_path: Path) -> None:
+def test_sandbox_failure_exits_3(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from codeact.cli import main
+    from sandbox import Sandbox, SandboxError
+
+    def fail(self: Sandbox) -> Sandbox:
+        raise SandboxError("the zygote did not start")
+
+    monkeypatch.setattr(Sandbox, "start", fail)
+    assert main(["exec", str(ROOT / "examples/primes.py")]) == 3
+    assert "the sandbox failed: the zygote did not start" in capsys.readouterr().err
+
+
+def test_too_little_memory_is_refused_up_front() -> None:
+    result = codeact("exec", "examples/primes.py", "--memory-mb", "64")
+    assert result.returncode == 2 and result.stdout == ""
+    assert "limits.memory_mb: 64 MB is too little" in result.stderr
+    assert "at least 80 MB" in result.stderr
+    assert "Traceback" not in result.stderr
+    # The floor is real: the smallest figure accepted runs a script.
+    result = codeact("exec", "examples/primes.py", "--memory-mb", "80")
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.parametrize(
+    ("content", "needles"),
+    [
+        (b'name = "caf\xe9"\n', ["must be UTF-8 text", "byte 11"]),
+        (b'extends = "default"\nlimits = [1, 2]\n', ["limits: must be a table", "list"]),
+        (b"limits = [1, 2]\nmodules = []\n", ["limits:"]),
+        (b'extends = "strict"\nlayers = "off"\n', ["layers: must be a table"]),
+    ],
+)
+@pytest.mark.parametrize("command", ["exec", "run"])
+def test_a_broken_policy_file_is_named_and_exits_2(
+    tmp_path: Path, content: bytes, needles: list[str], command: str
+) -> None:
+    policy = tmp_path / "bad.toml"
+    policy.write_bytes(content)
+    if command == "exec":
+        result = codeact("exec", "examples/primes.py", "--policy", str(policy))
+    else:
+        replies = tmp_path / "r.json"
+        replies.write_text('["final_result(1)"]')
+        result = codeact("run", "t", "--model", f"scripted:{replies}", "--policy", str(policy))
+    assert result.returncode == 2, result.stderr
+    assert str(policy) in result.stderr
+    for needle in needles:
+        assert needle in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("command", ["exec", "run"])
+def test_a_missing_mount_directory_exits_2(tmp_path: Path, command: str) -> None:
     policy = tmp_path / "p.toml"
-    policy.write_text('extends = "default"\n[limits]\nmemory_mb = 64\n')
-    result = codeact("exec", "examples/primes.py", "--policy", str(policy))
-    assert result.returncode == 3
-    assert "the sandbox failed" in result.stderr
+    policy.write_text(
+        f'extends = "default"\n[[mounts]]\nsandbox_path = "/data"\n'
+        f'host_path = "{tmp_path / "gone"}"\n'
+    )
+    if command == "exec":
+        result = codeact("exec", "examples/primes.py", "--policy", str(policy))
+    else:
+        replies = tmp_path / "r.json"
+        replies.write_text('["final_result(1)"]')
+        result = codeact("run", "t", "--model", f"scripted:{replies}", "--policy", str(policy))
+    assert result.returncode == 2
+    assert "does not exist" in result.stderr and "Traceback" not in result.stderr
 
 
 @pytest.mark.timeout(60)

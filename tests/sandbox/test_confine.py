@@ -8,7 +8,6 @@ session's worker from the host, through /proc.
 from __future__ import annotations
 
 import errno
-import json
 import os
 import platform
 import secrets
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from forked import attempt, in_child
 
 from sandbox import Sandbox, SandboxPolicy, confine, seccomp
 
@@ -29,55 +29,6 @@ pytestmark = pytest.mark.skipif(
     sys.platform != "linux" or platform.machine() not in ("x86_64", "aarch64"),
     reason="the seccomp filter has syscall tables for Linux x86_64 and aarch64 only",
 )
-
-
-def in_child(body: Callable[[], Any], timeout: float = 20.0) -> Any:
-    """Run ``body`` in a forked child and return what it returned (JSON)."""
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - the child never returns to pytest
-        try:
-            os.close(read_end)
-            try:
-                payload = {"value": body()}
-            except BaseException as exc:
-                payload = {"crash": f"{type(exc).__name__}: {exc}"}
-            data = json.dumps(payload).encode()
-            while data:
-                data = data[os.write(write_end, data) :]
-        finally:
-            os._exit(0)
-    os.close(write_end)
-    chunks = []
-    try:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            chunk = os.read(read_end, 65536)
-            if not chunk:
-                break
-            chunks.append(chunk)
-    finally:
-        os.close(read_end)
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        _, status = os.waitpid(pid, 0)
-    raw = b"".join(chunks)
-    assert raw, f"the child reported nothing (wait status {status})"
-    report = json.loads(raw)
-    assert "crash" not in report, report["crash"]
-    return report["value"]
-
-
-def attempt(action: Callable[[], Any]) -> str:
-    try:
-        action()
-    except PermissionError as exc:
-        return "EPERM" if exc.errno == errno.EPERM else f"PermissionError({exc.errno})"
-    except BaseException as exc:
-        return f"{type(exc).__name__}: {exc}"
-    return "ok"
 
 
 def filtered(action: Callable[[], Any]) -> Callable[[], str]:
@@ -295,11 +246,3 @@ def test_real_worker_is_confined(monkeypatch: pytest.MonkeyPatch) -> None:
     assert b"CODEACT_TEST_SECRET" not in zygote_environ
     for mechanism in ("process_group", "environment", "rlimits", "syscall_filter"):
         assert report[mechanism] == "active", report
-
-
-@pytest.mark.parametrize("file_writes", [False, True])
-def test_the_prepared_filter_is_the_one_built_for_the_pid(file_writes: bool) -> None:
-    seccomp.prepare()
-    for pid in (1, os.getpid(), 4_194_304):
-        built = seccomp.build_filter(pid, file_writes=file_writes)
-        assert seccomp.filter_for(pid, file_writes=file_writes) == built

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sandbox import FinalResult, Sandbox, SandboxPolicy
+from sandbox import FinalResult, Sandbox, SandboxPolicy, namespaces
 
 DEFAULT = SandboxPolicy.preset("default")
 
@@ -28,9 +28,12 @@ def test_every_run_records_its_confinement() -> None:
         "process_group",
         "environment",
         "descriptors",
+        "privileges",
         "rlimits",
         "syscall_filter",
         "filesystem",
+        *namespaces.MECHANISMS,
+        "cgroup",
     }
     for state in ex.confinement.values():
         assert state.startswith(("active", "degraded: "))

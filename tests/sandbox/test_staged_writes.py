@@ -210,3 +210,17 @@ def test_what_the_user_cannot_read_is_left_out_and_left_alone(
     assert locked_file.read_text() == "private"
     assert (locked_dir / "inner.txt").read_text() == "private too"
     assert (out / "new.txt").read_text() == "new"
+
+
+def test_a_mode_the_script_sets_reaches_the_host(sandbox: Sandbox, out: Path) -> None:
+    script = out / "run.sh"
+    with sandbox.session() as session:
+        ex = session.run(
+            f"import os\nopen({str(script)!r}, 'w').write('#!/bin/sh\\n')\n"
+            f"os.chmod({str(script)!r}, 0o755)"
+        )
+        assert ex.ok, ex.output
+        assert script.stat().st_mode & 0o777 == 0o755
+        ex = session.run(f"import os\nos.chmod({str(script)!r}, 0o4700)")
+        assert ex.ok, ex.output
+    assert script.stat().st_mode & 0o7777 == 0o700

@@ -10,7 +10,7 @@ from sandbox.probe.safety import REQUIRED_WITHOUT_LANGUAGE
 
 @pytest.fixture(scope="session")
 def full_os_layer() -> None:
-    """Skip, naming the gap, when Landlock or seccomp is degraded on this machine."""
+    """Skip, naming the gap, when Landlock, seccomp or the capability drop is degraded here."""
     policy = SandboxPolicy.preset("default").with_layers(language=False)
     with Sandbox(policy, spares=0) as sandbox, sandbox.session():
         states = dict(sandbox.confinement)

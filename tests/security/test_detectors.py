@@ -8,6 +8,7 @@ the temporary stage and loopback listeners), and effects the test causes itself.
 from __future__ import annotations
 
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -24,6 +25,7 @@ from sandbox.probe.arena import CaseArena, SuiteArena
 from sandbox.probe.corpus import load_corpus
 from sandbox.probe.detectors import Bounds, Evidence, judge
 from sandbox.probe.escapes import RunRecord, bounds_for, observe
+from sandbox.probe.hoststate import HostProcess
 from sandbox.probe.listeners import HttpRecorder
 from sandbox.probe.redcode_cases import load_redcode
 from sandbox.probe.redcode_stage import RedCodeStage
@@ -59,6 +61,16 @@ def suite() -> Iterator[SuiteArena]:
         ("net-udp-sendto", "UDP listener was contacted"),
         ("sig-kill-decoy", "decoy host process was killed"),
         ("proc-subprocess-sleep", "processes outlived the session"),
+        ("os-chmod-outside", "metadata of the secret file outside the mounts"),
+        ("os-utime-outside", "metadata of the secret file outside the mounts"),
+        ("os-prlimit-host-nofile", "the host's RLIMIT_NOFILE became"),
+        ("os-prlimit-host-fsize", "the host's RLIMIT_FSIZE became"),
+        ("os-sysv-shm-read", "host secret SHM-SECR"),
+        ("os-sysv-msg-take", "SysV message was taken from its queue"),
+        ("os-sysv-outlive", "SysV segment made by the script outlived its session"),
+        ("os-host-pid-visible", "host fact was visible in the run (host-sid="),
+        ("os-hostname", "host fact was visible in the run (hostname="),
+        ("os-stat-outside", "host fact was visible in the run (inode="),
     ],
 )
 def test_corpus_attacks_escape_when_run_outside(
@@ -66,16 +78,42 @@ def test_corpus_attacks_escape_when_run_outside(
 ) -> None:
     case = next(c for c in load_corpus() if c.id == case_id)
     arena = CaseArena(suite, case.source)
-    since, rss = time.time(), procinfo.rss_bytes()
+    since, rss, host = time.time(), procinfo.rss_bytes(), HostProcess.now()
     survivors: list[census.Identity] = []
     try:
         execution, elapsed = _outside(arena.fill(case.source), arena.dir)
-        evidence, survivors = observe(suite, arena, RunRecord(execution, elapsed, since, rss))
+        record = RunRecord(execution, elapsed, since, rss, host_before=host)
+        evidence, survivors = observe(suite, arena, record)
         effects = judge(evidence, bounds_for(suite.policy, suite))
         assert any(expected in e for e in effects), effects
     finally:
         census.kill(survivors)
         arena.close()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="fanotify permission marks need CAP_SYS_ADMIN")
+def test_a_fanotify_mark_on_a_host_file_is_seen(suite: SuiteArena) -> None:
+    case = next(c for c in load_corpus() if c.id == "os-fanotify-open-perm")
+    arena = CaseArena(suite, case.source)
+    try:
+        _outside(arena.fill(case.source), arena.dir)
+        evidence = Evidence(host_open_failures=arena.open_failures())
+        assert any("could not open" in e for e in judge(evidence, BOUNDS)), evidence
+    finally:
+        arena.close()
+
+
+def test_changes_to_the_host_process_are_seen_and_undone() -> None:
+    before = HostProcess.now()
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (soft - 1, hard))
+    try:
+        assert before.changes(HostProcess.now()) == [
+            f"the host's RLIMIT_NOFILE became ({soft - 1}, {hard}) (was ({soft}, {hard}))"
+        ]
+    finally:
+        assert before.restore() == []
+    assert HostProcess.now() == before
 
 
 BOUNDS = Bounds(

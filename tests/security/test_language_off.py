@@ -21,6 +21,7 @@ OS_CATEGORIES = (
     "environment",
     "procfs",
     "symlink",
+    "os",
     "channel",
 )
 #: Held by write staging, which needs user namespaces: tested on its own below.

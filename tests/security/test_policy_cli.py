@@ -125,3 +125,120 @@ def test_codeact_entry_point_when_wired() -> None:
         timeout=60,
     )
     assert done.returncode == 0 and "limits.wall_s" in done.stdout
+
+
+@pytest.mark.timeout(180)
+def test_probe_records_carry_the_probed_policys_digest(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    digest = SandboxPolicy.preset("default").digest()
+    seen = set()
+    for _ in range(2):
+        status, out, _ = run(capsys, "probe", "--category", "environment", "--json")
+        assert status == 0
+        seen |= {CaseResult.model_validate_json(line).policy_digest for line in out.splitlines()}
+    assert seen == {digest}
+    status, out, _ = run(capsys, "probe", "--category", "environment")
+    assert f"digest {digest[:12]}" in out.splitlines()[0]
+
+
+def test_show_describes_read_only_mounts_and_names_a_file_policy(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    (tmp_path / "in").mkdir()
+    (tmp_path / "out").mkdir()
+    policy = tmp_path / "research.toml"
+    policy.write_text(
+        'extends = "default"\n'
+        f'[[mounts]]\nsandbox_path = "/data"\nhost_path = "{tmp_path / "in"}"\n'
+        f'[[mounts]]\nsandbox_path = "/out"\nhost_path = "{tmp_path / "out"}"\nmode = "rw"\n'
+        "max_bytes = 4096\n"
+    )
+    status, out, _ = run(capsys, "show", str(policy))
+    assert status == 0
+    assert f"policy: {policy} (extends default)" in out
+    assert f"/data -> {tmp_path / 'in'} (read-only)" in out
+    assert f"/out -> {tmp_path / 'out'} (read-write, 4096 bytes writable per session)" in out
+    named = tmp_path / "named.toml"
+    named.write_text('extends = "strict"\nname = "lab"\n')
+    status, out, _ = run(capsys, "show", str(named))
+    assert "policy: lab\n" in out
+
+
+@pytest.mark.parametrize("suite", ["escapes", "redcode"])
+def test_a_missing_suite_names_itself(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path, suite: str
+) -> None:
+    from sandbox.probe import corpus
+
+    real = corpus.security_dir
+
+    def nowhere(name: str = "corpus", prefixes: object = None) -> Path:
+        # As installed without the data: no checkout beside the package, no data files.
+        monkeypatch.setattr(corpus, "__file__", str(tmp_path / "a" / "b" / "corpus.py"))
+        return real(name, [tmp_path])
+
+    monkeypatch.setattr(corpus, "security_dir", nowhere)
+    monkeypatch.setattr("sandbox.probe.redcode_cases.security_dir", nowhere)
+    status, _, err = run(capsys, "probe", "--suite", suite)
+    assert status == 2
+    expected = "RedCode-Exec suite" if suite == "redcode" else "security corpus"
+    assert f"{expected} (benchmarks/security/" in err and "is not installed" in err
+
+
+WHEEL_DATA = "codeact-0.1.0.data/data"
+
+
+@pytest.mark.timeout(300)
+def test_the_wheel_ships_both_suites_and_the_probe_finds_them(tmp_path: Path) -> None:
+    import shutil
+    import zipfile
+
+    source = tmp_path / "src"
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md", "sandbox", "codeact", "prompts"):
+        if (ROOT / name).is_dir():
+            shutil.copytree(
+                ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__")
+            )
+        else:
+            shutil.copy(ROOT / name, source / name)
+    ignore = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(
+        ROOT / "benchmarks" / "security", source / "benchmarks" / "security", ignore=ignore
+    )
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), "."],
+        cwd=source,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    if built.returncode != 0:
+        pytest.skip(f"no wheel could be built here (no build backend?): {built.stderr[-300:]}")
+    (wheel,) = tmp_path.glob("codeact-*.whl")
+    unpacked = tmp_path / "unpacked"
+    zipfile.ZipFile(wheel).extractall(unpacked)
+    names = zipfile.ZipFile(wheel).namelist()
+    corpus = [n for n in names if n.startswith(f"{WHEEL_DATA}/share/codeact/security/corpus/")]
+    assert len(corpus) == len(list((ROOT / "benchmarks/security/corpus").glob("*.py")))
+    assert f"{WHEEL_DATA}/share/codeact/security/redcode/LICENSE" in names
+    # The wheel's own locator, with the data files where an install puts them.
+    script = (
+        "import sys; sys.path.insert(0, sys.argv[1])\n"
+        "from pathlib import Path\n"
+        "import sandbox.probe.corpus as c\n"
+        "assert 'unpacked' in c.__file__, c.__file__\n"
+        "c.install_prefixes = lambda: [Path(sys.argv[2])]\n"
+        "from sandbox.probe.redcode_cases import load_redcode\n"
+        "print(len(c.load_corpus()), len(load_redcode()))\n"
+    )
+    found = subprocess.run(
+        [sys.executable, "-c", script, str(unpacked), str(unpacked / WHEEL_DATA)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    assert found.returncode == 0, found.stderr
+    assert found.stdout.split() == [str(len(corpus)), "810"]

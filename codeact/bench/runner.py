@@ -1,0 +1,263 @@
+"""`run_bench`: every sample of a run, `concurrency` at a time, logged as they finish.
+
+Samples already in the log directory are skipped (resume); the rest run with one
+shared `Sandbox` and one connection limiter. A sample that ends in an infrastructure
+failure runs again, up to `retry_on_error` more times; a model's failure is kept.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import platform
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from codeact.bench.ids import sample_id, seed_for
+from codeact.bench.limited import LimitedModel
+from codeact.bench.limiter import AdaptiveLimiter
+from codeact.bench.logdir import LogDir, LogDirError
+from codeact.bench.records import (
+    ActionMode,
+    Attempt,
+    Protocol,
+    RunConfig,
+    RunInfo,
+    SampleRecord,
+    Summary,
+)
+from codeact.bench.sample import Outcome, SamplePlan, run_codeact_sample, to_record
+from codeact.bench.sources import ModelSource
+from codeact.bench.suite import BenchTask, Suite, SuiteError, select_tasks
+from codeact.bench.summarize import summarize
+from codeact.models.base import Model
+from sandbox import Sandbox, SandboxPolicy
+
+ACTION_MODES: tuple[ActionMode, ...] = ("code", "json", "text")
+
+
+@dataclass
+class BenchConfig:
+    """Everything ``codeact bench run`` was asked for."""
+
+    suite: Suite
+    model: str
+    log_dir: Path
+    protocol: Protocol = "codeact"
+    action_modes: list[ActionMode] = field(default_factory=lambda: ["code"])
+    epochs: int = 1
+    tasks: str | None = None
+    limit: int | None = None
+    policy: str = "default"
+    max_steps: int = 10
+    concurrency: int = 8
+    max_connections: int | None = None
+    retry_on_error: int = 1
+    #: Instead of `model`'s spec: a function giving each sample's model (for library use).
+    model_factory: Callable[[BenchTask], Model] | None = None
+
+    def check(self) -> None:
+        """`SuiteError` for settings that cannot work together."""
+        if self.epochs < 1 or self.concurrency < 1 or self.max_steps < 1:
+            raise SuiteError("--epochs, --concurrency and --max-steps must be at least 1")
+        if self.max_connections is not None and self.max_connections < 1:
+            raise SuiteError("--max-connections must be at least 1")
+        if self.retry_on_error < 0:
+            raise SuiteError("--retry-on-error must be 0 or more")
+        if self.protocol == "paper" and self.model == "golden" and self.model_factory is None:
+            raise SuiteError(
+                "golden replies are CodeAct transcripts: use them with --protocol codeact"
+            )
+        if self.protocol == "codeact" and self.action_modes != ["code"]:
+            raise SuiteError(
+                "--action-mode json/text needs --protocol paper "
+                "(the codeact protocol acts by code only)"
+            )
+
+
+class Observer:
+    """Told about the run's progress; the displays subclass it."""
+
+    def started(self, total: int, done: list[SampleRecord]) -> None:
+        """The run begins: `total` samples, `done` of them already in the log."""
+
+    def finished(self, record: SampleRecord) -> None:
+        """A sample finished and was logged."""
+
+    def retrying(self, plan: SamplePlan, outcome: Outcome) -> None:
+        """A sample hit an infrastructure failure and will run again."""
+
+    def close(self, summary: Summary | None) -> None:
+        """The run ended (None first, as soon as no sample is running; then the summary)."""
+
+
+def plan_samples(config: BenchConfig, policy_digest: str) -> list[SamplePlan]:
+    """Every sample of the run, in a stable order (epoch, mode, task)."""
+    tasks = select_tasks(config.suite, config.tasks, config.limit)
+    plans = []
+    for epoch in range(1, config.epochs + 1):
+        for mode in config.action_modes:
+            for task in tasks:
+                ident = sample_id(
+                    suite=config.suite.name, task=task.id, epoch=epoch, action_mode=mode,
+                    protocol=config.protocol, model=config.model, policy_digest=policy_digest,
+                )  # fmt: skip
+                plans.append(SamplePlan(ident, task, epoch, mode, seed_for(ident)))
+    return plans
+
+
+def _versions() -> dict[str, str]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = {"python": platform.python_version()}
+    for name in ("codeact", "pydantic", "httpx", "RestrictedPython"):
+        try:
+            found[name] = version(name)
+        except PackageNotFoundError:
+            found[name] = "source tree"
+    return found
+
+
+def _run_info(config: BenchConfig, policy: SandboxPolicy, previous: RunInfo | None) -> RunInfo:
+    run_config = RunConfig(
+        suite=config.suite.name, model=config.model, protocol=config.protocol,
+        policy=policy.name, policy_digest=policy.digest(), max_steps=config.max_steps,
+    )  # fmt: skip
+    if previous is not None and previous.config != run_config:
+        raise LogDirError(
+            f"{config.log_dir} holds a run of {previous.config.model_dump()}; this one is "
+            f"{run_config.model_dump()} — use another --log-dir"
+        )
+    now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+    return RunInfo(
+        config=run_config, action_modes=list(config.action_modes), epochs=config.epochs,
+        tasks=config.tasks, limit=config.limit, concurrency=config.concurrency,
+        max_connections=config.max_connections or config.concurrency,
+        retry_on_error=config.retry_on_error, versions=_versions(),
+        started_at=[*(previous.started_at if previous else []), now],
+    )  # fmt: skip
+
+
+async def run_bench(config: BenchConfig, observer: Observer | None = None) -> Summary:
+    """Run (or resume) the benchmark; return the summary of every logged sample."""
+    config.check()
+    observer = observer or Observer()
+    policy = SandboxPolicy.load(config.policy)
+    plans = plan_samples(config, policy.digest())
+    if config.model.startswith("scripted:") and config.model_factory is None and len(plans) > 1:
+        raise SuiteError(
+            f"{config.model} replays one conversation, but this run has {len(plans)} samples: "
+            "give the suite golden replies (Suite.golden) and use --model golden"
+        )
+    source = ModelSource(config.model, config.suite, config.model_factory)
+    try:
+        source.check(list({p.task.id: p.task for p in plans}.values()))
+        logs = LogDir(config.log_dir)
+        todo = _resume(logs, config, policy, plans, observer)
+        limiter = AdaptiveLimiter(config.max_connections or config.concurrency)
+        sandbox = Sandbox(policy, spares=min(4, config.concurrency))
+        try:
+            await asyncio.to_thread(sandbox.start)
+            runner = _SampleLoop(config, policy, sandbox, source, limiter, logs, observer)
+            await runner.run_all(todo)
+        finally:
+            observer.close(None)
+            await asyncio.to_thread(sandbox.close)
+    finally:
+        await source.aclose()
+    summary = summarize(config.suite.name, config.model, config.protocol, logs.read_samples())
+    logs.write_summary(summary)
+    observer.close(summary)
+    return summary
+
+
+def _resume(
+    logs: LogDir, config: BenchConfig, policy: SandboxPolicy, plans: list[SamplePlan],
+    observer: Observer,
+) -> list[SamplePlan]:  # fmt: skip
+    """Set up the log directory; the samples left to run (the observer is told)."""
+    logs.create()
+    info = _run_info(config, policy, logs.read_run())
+    kept = logs.read_samples(repair=True)
+    # Errored samples never got a grade: they run again, their old line replaced.
+    retry_ids = {r.id for r in kept if r.status == "error"}
+    if retry_ids:
+        kept = [r for r in kept if r.id not in retry_ids]
+        logs.rewrite(kept)
+    logs.write_run(info)
+    done_ids = {r.id for r in kept}
+    planned = {p.id for p in plans}
+    observer.started(len(plans), [r for r in kept if r.id in planned])
+    return [p for p in plans if p.id not in done_ids]
+
+
+class _SampleLoop:
+    def __init__(
+        self,
+        config: BenchConfig,
+        policy: SandboxPolicy,
+        sandbox: Sandbox,
+        source: ModelSource,
+        limiter: AdaptiveLimiter,
+        logs: LogDir,
+        observer: Observer,
+    ) -> None:
+        self.config, self.policy, self.sandbox = config, policy, sandbox
+        self.source, self.limiter, self.logs, self.observer = source, limiter, logs, observer
+
+    async def run_all(self, todo: list[SamplePlan]) -> None:
+        queue: asyncio.Queue[SamplePlan] = asyncio.Queue()
+        for plan in todo:
+            queue.put_nowait(plan)
+        workers = [
+            asyncio.create_task(self._worker(queue))
+            for _ in range(min(self.config.concurrency, len(todo)))
+        ]
+        try:
+            await asyncio.gather(*workers)
+        finally:
+            for worker in workers:
+                worker.cancel()
+            await asyncio.gather(*workers, return_exceptions=True)
+
+    async def _worker(self, queue: asyncio.Queue[SamplePlan]) -> None:
+        while not queue.empty():
+            plan = queue.get_nowait()
+            record = await self._sample(plan)
+            self.logs.append(record)
+            self.observer.finished(record)
+
+    async def _attempt(self, plan: SamplePlan, model: LimitedModel) -> Outcome:
+        if self.config.protocol == "paper":
+            from codeact.bench.paper import run_paper_sample
+
+            return await run_paper_sample(self.config.suite, plan, model, self.sandbox)
+        return await run_codeact_sample(
+            self.config.suite, plan, model, self.sandbox, self.policy, self.config.max_steps
+        )
+
+    async def _sample(self, plan: SamplePlan) -> SampleRecord:
+        attempts: list[Attempt] = []
+        retries = []
+        while True:
+            model = LimitedModel(
+                self.source.for_task(plan.task, plan.seed), self.limiter, seed=plan.seed
+            )
+            outcome = await self._attempt(plan, model)
+            retries.extend(model.retries)
+            if outcome.status != "error" or len(attempts) >= self.config.retry_on_error:
+                break
+            self.observer.retrying(plan, outcome)
+            attempts.append(
+                Attempt(
+                    failure_code=outcome.failure_code or "internal_error",
+                    message=(outcome.failure_message or "")[:500],
+                    duration_s=round(outcome.duration_s, 4),
+                )
+            )
+            await asyncio.sleep(min(30.0, 0.5 * 2 ** len(attempts)))
+        return to_record(
+            plan, outcome, suite=self.config.suite.name, model=self.config.model,
+            protocol=self.config.protocol, retries=retries, attempts=attempts,
+        )  # fmt: skip

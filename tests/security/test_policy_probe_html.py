@@ -1,0 +1,63 @@
+"""``codeact policy probe --layers ... --layers ... --html FILE``: a heat map of
+categories × layer configurations, checked as text and rendered in headless Chromium."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from sandbox import policy_cli
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    path = tmp_path_factory.mktemp("probe") / "probe.html"
+    argv = ["policy", "probe", "--category", "introspection", "--category", "imports"]
+    argv += ["--layers", "language,os", "--layers", "language", "--html", str(path)]
+    status = policy_cli.main(argv)
+    assert status == 0
+    return path, path.read_text()
+
+
+@pytest.mark.timeout(240)
+def test_the_heat_map_has_a_cell_per_category_and_configuration(page: tuple[Path, str]) -> None:
+    _, text = page
+    cells = re.findall(r'<td class="cell"[^>]*data-config="([^"]+)" data-escaped="(\d+)"', text)
+    assert len(cells) == 2 * 2
+    assert {config for config, _ in cells} == {"layers on: language,os", "layers on: language"}
+    assert all(escaped == "0" for _, escaped in cells)
+    assert text.count('<details class="category"') == 2
+    assert "<script" not in text and "http" not in text
+
+
+@pytest.mark.timeout(240)
+def test_chromium_renders_the_heat_map(page: tuple[Path, str], tmp_path: Path) -> None:
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.skip("no Chromium on this machine: .ci/run installs Debian's chromium when root")
+    path, _ = page
+    argv = [
+        chromium, "--headless", "--no-sandbox", "--disable-gpu",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        "--no-first-run", f"--user-data-dir={tmp_path}", "--dump-dom", path.as_uri(),
+    ]  # fmt: skip
+    dom = subprocess.run(argv, capture_output=True, text=True, timeout=90, check=True).stdout
+    assert len(re.findall(r'<td class="cell"', dom)) == 4
+    assert '<table id="heatmap">' in dom
+
+
+@pytest.mark.timeout(240)
+def test_probe_shows_progress(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["policy", "probe", "--category", "introspection", "--display", "plain"]
+    assert policy_cli.main(argv) == 0
+    err = capsys.readouterr().err
+    last = err.strip().splitlines()[-1]
+    done, total = re.search(r"(\d+)/(\d+) · ", last).groups()  # type: ignore[union-attr]
+    assert done == total and int(total) > 0
+    assert "rejected" in last and "escaped" in last and "ETA" in last
+    assert policy_cli.main([*argv[:-2], "--json"]) == 0
+    assert capsys.readouterr().err == ""  # --json alone: no progress lines
