@@ -213,14 +213,14 @@ def test_cancellation_ends_the_run_and_kills_the_worker() -> None:
 
 
 def test_cancellation_while_the_sandbox_starts_stops_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    from sandbox import host, process
+    from sandbox import process, supervisor
 
     class SlowZygote(process.Zygote):
-        def __init__(self, config: dict[str, Any]) -> None:
+        def __init__(self, config: dict[str, Any], **options: Any) -> None:
             time.sleep(1.0)  # the cancel below lands while the run's sandbox starts
-            super().__init__(config)
+            super().__init__(config, **options)
 
-    monkeypatch.setattr(host, "Zygote", SlowZygote)
+    monkeypatch.setattr(supervisor, "Zygote", SlowZygote)
     agent = Agent("a", ScriptedModel([py("final_result(1)")]))
 
     async def main() -> None:
