@@ -213,7 +213,7 @@ def test_cancellation_ends_the_run_and_kills_the_worker() -> None:
 
 
 def test_cancellation_while_the_sandbox_starts_stops_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    from sandbox import process, supervisor
+    from sandbox import host, process, supervisor
 
     class SlowZygote(process.Zygote):
         def __init__(self, config: dict[str, Any], **options: Any) -> None:
