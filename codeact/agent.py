@@ -257,18 +257,23 @@ class Agent:
         *,
         history: Sequence[Message] = (),
         sandbox: Sandbox | AsyncSandbox | None = None,
+        deps: Any = None,
     ) -> AgentStream:
         """Start a run and return its event stream (``async for event in ...``).
 
         ``sandbox``: a sandbox with this agent's policy to run the scripts in, kept up
         by the caller across runs (each run still gets its own session); without it,
-        the run starts a sandbox and stops it at the end.
+        the run starts a sandbox and stops it at the end. ``deps``: anything the
+        caller's tools need (a database handle, a user id), handed to tools that take a
+        :class:`~codeact.context.RunContext`; it never enters the sandbox.
         """
         from codeact.stream import AgentStream
 
         if not isinstance(task, str) or not task.strip():
             raise ValueError("the task must be a non-empty string")
-        return AgentStream.start(self, task=task, history=list(history), sandbox=sandbox)
+        return AgentStream.start(
+            self, task=task, history=list(history), sandbox=sandbox, deps=deps
+        )
 
     def resume(
         self,
@@ -276,11 +281,12 @@ class Agent:
         submission: SubmitInteraction,
         *,
         sandbox: Sandbox | AsyncSandbox | None = None,
+        deps: Any = None,
     ) -> AgentStream:
         """Continue a run exported with :meth:`AgentStream.checkpoint` (maybe elsewhere)."""
         from codeact.stream import AgentStream
 
-        return AgentStream.resume(self, checkpoint, submission, sandbox)
+        return AgentStream.resume(self, checkpoint, submission, sandbox, deps)
 
     async def run(
         self,
@@ -289,10 +295,12 @@ class Agent:
         history: Sequence[Message] = (),
         approver: Approver | None = None,
         sandbox: Sandbox | AsyncSandbox | None = None,
+        deps: Any = None,
     ) -> AgentOutput:
-        """Run to the end; ``approver`` answers approval requests; ``sandbox`` as in
-        :meth:`stream`."""
-        return await self.stream(task, history=history, sandbox=sandbox).result(approver)
+        """Run to the end; ``approver`` answers approval requests; ``sandbox`` and
+        ``deps`` as in :meth:`stream`."""
+        stream = self.stream(task, history=history, sandbox=sandbox, deps=deps)
+        return await stream.result(approver)
 
     def run_sync(
         self,
@@ -301,6 +309,7 @@ class Agent:
         history: Sequence[Message] = (),
         approver: Approver | None = None,
         sandbox: Sandbox | AsyncSandbox | None = None,
+        deps: Any = None,
     ) -> AgentOutput:
         """:meth:`run` for synchronous code.
 
@@ -308,7 +317,7 @@ class Agent:
         framework), the run gets its own loop in a helper thread and this call blocks
         until it ends; ``await agent.run(...)`` is the better choice there.
         """
-        run = self.run(task, history=history, approver=approver, sandbox=sandbox)
+        run = self.run(task, history=history, approver=approver, sandbox=sandbox, deps=deps)
         try:
             asyncio.get_running_loop()
         except RuntimeError:

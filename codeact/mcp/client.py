@@ -276,3 +276,44 @@ def _text(content: Sequence[Any]) -> str:
             mime = getattr(block, "mime_type", None)
             parts.append(f"[{kind}{' ' + mime if mime else ''}]")
     return "\n".join(parts)
+
+
+class MCPConnections:
+    """MCP connections owned by one task of their own.
+
+    The SDK's connections hold task groups that must be closed by the task that opened
+    them; an agent run opens them in one task and cleans up in another, so a keeper
+    task opens every connection asked for and closes them all on :meth:`aclose`.
+    """
+
+    def __init__(self) -> None:
+        self._requests: asyncio.Queue[Any] = asyncio.Queue()
+        self._keeper: asyncio.Task[None] | None = None
+
+    async def connect(self, servers: Sequence[MCPServer], taken: set[str]) -> list[Tool]:
+        """:func:`connect` in the keeper task; its tools, or its exception."""
+        if self._keeper is None:
+            self._keeper = asyncio.create_task(self._keep(), name="mcp-connections")
+        answer: asyncio.Future[list[Tool]] = asyncio.get_running_loop().create_future()
+        await self._requests.put((servers, taken, answer))
+        return await answer
+
+    async def aclose(self) -> None:
+        """Close every connection (and stop the servers started as subprocesses)."""
+        keeper, self._keeper = self._keeper, None
+        if keeper is not None:
+            await self._requests.put(None)
+            await keeper
+
+    async def _keep(self) -> None:
+        async with contextlib.AsyncExitStack() as stack:
+            while (request := await self._requests.get()) is not None:
+                servers, taken, answer = request
+                try:
+                    tools = await connect(stack, servers, taken)
+                except Exception as exc:
+                    if not answer.done():
+                        answer.set_exception(exc)
+                else:
+                    if not answer.done():
+                        answer.set_result(tools)
