@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -55,6 +56,7 @@ if TYPE_CHECKING:
 #: Feedback messages (what the loop tells the model) carry ids with this prefix, so that
 #: history processors can tell them from the user's own messages.
 FEEDBACK_ID_PREFIX = "feedback-"
+_log = logging.getLogger("codeact.loop")
 
 
 def feedback_id() -> str:
@@ -352,6 +354,11 @@ class AgentLoop:
             raise RunEnded(FailureCode.SANDBOX_FAILED, describe_exception(exc)) from None
         if self.ctx.ended is not None:
             raise self.ctx.ended
+        _log.debug(
+            "run %s step %d (%s): script %s, %s, %.3f s CPU, %d tool call(s)",
+            self.ctx.run_id, self.steps, self.agent.name, execution.error_code or "ran",
+            execution.output.type, execution.cpu_s, len(execution.tool_calls),
+        )
         self._record(execution)
         output = execution.output
         if output.type == "final_result":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import logging
 import uuid
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from codeact.agent import Agent, Approver
 
 _END = object()
+_log = logging.getLogger("codeact.loop")
 
 
 class AgentStream:
@@ -138,8 +140,10 @@ class AgentStream:
                 failure = cleanup_failure
             if failure is None:
                 self._ctx.emit(Completed(result=self._value, usage=self._ctx.usage))
+                _log.info("run %s completed: %s", self._ctx.run_id, self._ctx.usage.one_line())
             else:
                 self._fail(*failure)
+                _log.info("run %s failed (%s): %s", self._ctx.run_id, failure[0], failure[1])
         finally:
             self._queue.put_nowait(_END)
         if escaping is not None:
@@ -152,6 +156,7 @@ class AgentStream:
                 raise asyncio.CancelledError
             if self._resume is None:
                 ctx.emit(Started(run_id=ctx.run_id, agent=self.root.name, task=self._task_text))
+            _log.info("run %s started: agent %s", ctx.run_id, self.root.name)
             await ctx.connect(self.root)
             with telemetry.agent_span(self.root.name, ctx.run_id, self.root.model) as span:
                 try:

@@ -31,6 +31,12 @@ if TYPE_CHECKING:
 _TRACER = trace.get_tracer("codeact")
 
 
+def _off() -> bool:
+    """No tracer provider installed: every span would be a no-op, so none is made
+    (the attributes alone cost more than the rest of the no-op path)."""
+    return isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
+
+
 def _provider_of(model_name: str, model: Any) -> str:
     provider = getattr(model, "provider", None)
     if isinstance(provider, str) and provider:
@@ -41,6 +47,9 @@ def _provider_of(model_name: str, model: Any) -> str:
 @contextlib.contextmanager
 def agent_span(agent_name: str, run_id: str, model: Any) -> Iterator[Span]:
     """``invoke_agent``: one agent's conversation (the run's, or a sub-agent's)."""
+    if _off():
+        yield trace.INVALID_SPAN
+        return
     name = str(getattr(model, "name", "") or "")
     attributes = {
         "gen_ai.operation.name": "invoke_agent",
@@ -57,6 +66,9 @@ def agent_span(agent_name: str, run_id: str, model: Any) -> Iterator[Span]:
 @contextlib.contextmanager
 def step_span(step: int, agent_name: str) -> Iterator[Span]:
     """One step: a model reply and what the loop did with it."""
+    if _off():
+        yield trace.INVALID_SPAN
+        return
     attributes: dict[str, Any] = {"codeact.step": step, "gen_ai.agent.name": agent_name}
     with _TRACER.start_as_current_span(f"step {step}", attributes=attributes) as span:
         yield span
@@ -65,6 +77,9 @@ def step_span(step: int, agent_name: str) -> Iterator[Span]:
 @contextlib.contextmanager
 def chat_span(model: Any, max_tokens: int | None, temperature: float | None) -> Iterator[Span]:
     """``chat``: one model request; :func:`record_reply` adds usage and finish reasons."""
+    if _off():
+        yield trace.INVALID_SPAN
+        return
     name = str(getattr(model, "name", "") or "")
     attributes: dict[str, Any] = {
         "gen_ai.operation.name": "chat",
@@ -98,6 +113,9 @@ def record_reply(span: Span, reply: Ai) -> None:
 @contextlib.contextmanager
 def script_span(policy: SandboxPolicy) -> Iterator[Span]:
     """``execute_script``: one script run in the sandbox."""
+    if _off():
+        yield trace.INVALID_SPAN
+        return
     attributes = {"codeact.policy.digest": policy.digest(), "codeact.policy.name": policy.name}
     with _TRACER.start_as_current_span("execute_script", attributes=attributes) as span:
         yield span
@@ -133,6 +151,8 @@ def traced_tool(name: str, fn: Callable[..., Any], parent: Callable[[], Span | N
     """
 
     def start() -> Any:
+        if _off():
+            return contextlib.nullcontext(trace.INVALID_SPAN)
         span = parent()
         ctx = trace.set_span_in_context(span) if span is not None else None
         return _TRACER.start_as_current_span(

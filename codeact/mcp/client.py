@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
+import logging
 import shlex
 import sys
 import tempfile
@@ -29,6 +30,9 @@ if TYPE_CHECKING:
     from mcp import Client
 
     from codeact.agent import Tool
+
+
+_log = logging.getLogger("codeact.mcp")
 
 
 class MCPConnectionError(RuntimeError):
@@ -145,6 +149,7 @@ async def open_server(stack: contextlib.AsyncExitStack, server: MCPServer) -> Co
         raise MCPConnectionError(_connect_failure(server, exc, errlog)) from exc
     info = getattr(client, "server_info", None)
     name = server.name or getattr(info, "name", None) or "mcp"
+    _log.info("connected to MCP server %r: %d tool(s)", server.label(), len(tools))
     return ConnectedServer(server, client, python_identifier(name), tools)
 
 
