@@ -7,12 +7,11 @@ from typing import Any
 
 import pytest
 
-from tests.codeact.mcp_helpers import TRAVEL, WEATHER
-
 from codeact import Agent, AgentRunFailed, Decision, InteractionRequired, SubmitInteraction
 from codeact.events import FailureCode
 from codeact.mcp import MCPServerStdio
 from codeact.models import FunctionModel, ScriptedModel
+from tests.codeact.mcp_helpers import TRAVEL, WEATHER
 
 pytestmark = pytest.mark.timeout(120)
 FENCE = "`" * 3
