@@ -4,10 +4,13 @@
 package's confined workers. Model clients live in ``codeact.models``.
 """
 
+import logging
+
 __version__ = "0.1.0"
 
 from codeact.agent import Agent, AgentRunFailed, Tool, tool
 from codeact.approval import Checkpoint
+from codeact.context import RunContext
 from codeact.events import (
     AgentEvent,
     Completed,
@@ -30,6 +33,9 @@ from codeact.stream import AgentStream
 from codeact.summary import UsageSummary
 from codeact.usage import LlmUsage
 
+# Silent unless the application configures logging (``codeact run -v`` does).
+logging.getLogger("codeact").addHandler(logging.NullHandler())
+
 __all__ = [
     "Agent",
     "AgentEvent",
@@ -47,6 +53,7 @@ __all__ = [
     "Message",
     "ModelReplied",
     "PreparedAction",
+    "RunContext",
     "RunFailure",
     "ScriptExecuted",
     "Started",

@@ -13,7 +13,7 @@ import keyword
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from pydantic import BaseModel
 
@@ -28,6 +28,7 @@ from sandbox import AsyncSandbox, Sandbox, SandboxPolicy
 if TYPE_CHECKING:
     from codeact.approval import Checkpoint
     from codeact.events import InteractionRequired, SubmitInteraction
+    from codeact.mcp import MCPServer
     from codeact.output import AgentOutput
     from codeact.stream import AgentStream
 
@@ -39,7 +40,10 @@ _RESERVED = {"final_result", "observation", "error", "transfer_to_agent", "print
 
 @dataclass(frozen=True)
 class Tool:
-    """A host function offered to the agent's scripts, with per-tool options."""
+    """A host function offered to the agent's scripts, with per-tool options.
+
+    Calling a ``Tool`` calls its function, so a decorated function stays usable.
+    """
 
     fn: Callable[..., Any]
     name: str = ""
@@ -51,17 +55,56 @@ class Tool:
         if not self.name:
             object.__setattr__(self, "name", getattr(self.fn, "__name__", ""))
 
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.fn(*args, **kwargs)
 
+
+@overload
 def tool(
-    fn: Callable[..., Any],
+    fn: None = None,
+    /,
     *,
     name: str | None = None,
     requires_approval: bool = False,
     timeout_s: float | None = None,
     description: str | None = None,
-) -> Tool:
-    """Wrap ``fn`` with options: another name, approval before each call, a timeout."""
-    return Tool(fn, name or "", requires_approval, timeout_s, description)
+) -> Callable[[Callable[..., Any]], Tool]: ...
+
+
+@overload
+def tool(
+    fn: Callable[..., Any],
+    /,
+    *,
+    name: str | None = None,
+    requires_approval: bool = False,
+    timeout_s: float | None = None,
+    description: str | None = None,
+) -> Tool: ...
+
+
+def tool(
+    fn: Callable[..., Any] | None = None,
+    /,
+    *,
+    name: str | None = None,
+    requires_approval: bool = False,
+    timeout_s: float | None = None,
+    description: str | None = None,
+) -> Tool | Callable[[Callable[..., Any]], Tool]:
+    """Wrap ``fn`` with options: another name, approval before each call, a timeout.
+
+    Works as ``tool(fn, ...)``, as a decorator ``@tool`` and as ``@tool(timeout_s=5)``.
+    A function whose first parameter is annotated ``RunContext`` receives the run's
+    context there (see :mod:`codeact.context`).
+    """
+
+    def wrap(target: Callable[..., Any]) -> Tool:
+        if not callable(target):
+            raise TypeError(f"tool() takes a callable, not {type(target).__name__}")
+        return Tool(target, name or "", requires_approval, timeout_s, description)
+
+    return wrap if fn is None else wrap(fn)
 
 
 def _check_identifier(kind: str, name: str) -> None:
@@ -108,6 +151,7 @@ class Agent:
         temperature: float | None = None,
         max_tokens: int | None = None,
         stop: Sequence[str] | None = None,
+        mcp_servers: Sequence[MCPServer] = (),
     ) -> None:
         _check_identifier("agent", name)
         if max_steps < 1:
@@ -138,6 +182,8 @@ class Agent:
         self.temperature, self.max_tokens = temperature, max_tokens
         self.stop = list(stop) if stop else None
         self.tools = self._collect_tools(tools)
+        #: MCP servers whose tools join ``tools`` for each run (connected at run start).
+        self.mcp_servers = list(mcp_servers)
         self.sub_agents = list(sub_agents)
         self.transfer_targets = list(transfer_targets)
         for agent in self.sub_agents:
@@ -168,6 +214,37 @@ class Agent:
             collected[item.name] = item
         return collected
 
+    def tool(
+        self,
+        fn: Callable[..., Any] | None = None,
+        /,
+        *,
+        name: str | None = None,
+        requires_approval: bool = False,
+        timeout_s: float | None = None,
+        description: str | None = None,
+    ) -> Any:
+        """Register a tool on this agent: ``@agent.tool`` or ``@agent.tool(timeout_s=5)``.
+
+        The decorated function is returned unchanged, so it stays callable as before.
+        """
+
+        def register(target: Callable[..., Any]) -> Callable[..., Any]:
+            spec = tool(
+                target,
+                name=name,
+                requires_approval=requires_approval,
+                timeout_s=timeout_s,
+                description=description,
+            )
+            _check_identifier("tool", spec.name)
+            if spec.name in self.tools or spec.name in {a.name for a in self.sub_agents}:
+                raise ValueError(f"this agent already has a tool named {spec.name!r}")
+            self.tools[spec.name] = spec
+            return target
+
+        return register if fn is None else register(fn)
+
     # -- the graph of agents ---------------------------------------------------------
     def handoff_names(self) -> dict[str, Agent]:
         """Agents this one may transfer to: its sub-agents and transfer targets."""
@@ -180,18 +257,23 @@ class Agent:
         *,
         history: Sequence[Message] = (),
         sandbox: Sandbox | AsyncSandbox | None = None,
+        deps: Any = None,
     ) -> AgentStream:
         """Start a run and return its event stream (``async for event in ...``).
 
         ``sandbox``: a sandbox with this agent's policy to run the scripts in, kept up
         by the caller across runs (each run still gets its own session); without it,
-        the run starts a sandbox and stops it at the end.
+        the run starts a sandbox and stops it at the end. ``deps``: anything the
+        caller's tools need (a database handle, a user id), handed to tools that take a
+        :class:`~codeact.context.RunContext`; it never enters the sandbox.
         """
         from codeact.stream import AgentStream
 
         if not isinstance(task, str) or not task.strip():
             raise ValueError("the task must be a non-empty string")
-        return AgentStream.start(self, task=task, history=list(history), sandbox=sandbox)
+        return AgentStream.start(
+            self, task=task, history=list(history), sandbox=sandbox, deps=deps
+        )
 
     def resume(
         self,
@@ -199,11 +281,12 @@ class Agent:
         submission: SubmitInteraction,
         *,
         sandbox: Sandbox | AsyncSandbox | None = None,
+        deps: Any = None,
     ) -> AgentStream:
         """Continue a run exported with :meth:`AgentStream.checkpoint` (maybe elsewhere)."""
         from codeact.stream import AgentStream
 
-        return AgentStream.resume(self, checkpoint, submission, sandbox)
+        return AgentStream.resume(self, checkpoint, submission, sandbox, deps)
 
     async def run(
         self,
@@ -212,10 +295,12 @@ class Agent:
         history: Sequence[Message] = (),
         approver: Approver | None = None,
         sandbox: Sandbox | AsyncSandbox | None = None,
+        deps: Any = None,
     ) -> AgentOutput:
-        """Run to the end; ``approver`` answers approval requests; ``sandbox`` as in
-        :meth:`stream`."""
-        return await self.stream(task, history=history, sandbox=sandbox).result(approver)
+        """Run to the end; ``approver`` answers approval requests; ``sandbox`` and
+        ``deps`` as in :meth:`stream`."""
+        stream = self.stream(task, history=history, sandbox=sandbox, deps=deps)
+        return await stream.result(approver)
 
     def run_sync(
         self,
@@ -224,6 +309,7 @@ class Agent:
         history: Sequence[Message] = (),
         approver: Approver | None = None,
         sandbox: Sandbox | AsyncSandbox | None = None,
+        deps: Any = None,
     ) -> AgentOutput:
         """:meth:`run` for synchronous code.
 
@@ -231,7 +317,7 @@ class Agent:
         framework), the run gets its own loop in a helper thread and this call blocks
         until it ends; ``await agent.run(...)`` is the better choice there.
         """
-        run = self.run(task, history=history, approver=approver, sandbox=sandbox)
+        run = self.run(task, history=history, approver=approver, sandbox=sandbox, deps=deps)
         try:
             asyncio.get_running_loop()
         except RuntimeError:

@@ -11,6 +11,7 @@ import argparse
 import asyncio
 import importlib
 import json
+import logging
 import os
 import re
 import sys
@@ -34,6 +35,8 @@ from codeact.events import (
     Transferred,
 )
 from codeact.loop import describe_exception
+from codeact.mcp.cli import add_mcp_parser
+from codeact.mcp.client import MCPServer, server_from_string
 from codeact.models import ModelError, model_from_string
 from sandbox import PolicyError, policy_cli
 from sandbox import cli as sandbox_cli
@@ -110,8 +113,25 @@ def add_run_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParse
         help="take the decisions from PATH (- for standard input), one line per script: "
         "y or yes runs it, anything else refuses it with that line as the reason",
     )
+    parser.add_argument(
+        "--mcp",
+        action="append",
+        default=[],
+        metavar="COMMAND|URL",
+        help="an MCP server whose tools scripts may call: a command line to start "
+        "(\"python server.py\") or a streamable-HTTP URL (repeatable)",
+    )
     parser.add_argument("--json", action="store_true", help="print the AgentOutput as JSON")
     parser.set_defaults(handler=run_agent)
+
+
+def _mcp_server(spec: str) -> MCPServer:
+    if not spec.strip():
+        raise UsageError("--mcp needs a command line or an http(s):// URL")
+    try:
+        return server_from_string(spec)
+    except ValueError as exc:
+        raise UsageError(f"--mcp {spec!r}: {exc}") from None
 
 
 def run_agent(args: argparse.Namespace) -> int:
@@ -128,6 +148,7 @@ def run_agent(args: argparse.Namespace) -> int:
             max_steps=args.max_steps,
             policy=args.policy,
             approval="never" if decide is None else "scripts",
+            mcp_servers=[_mcp_server(spec) for spec in args.mcp],
         )
         agent.policy.worker_config()  # checks the mounts' directories before the run
     except PolicyError as exc:
@@ -278,10 +299,18 @@ def build_parser() -> argparse.ArgumentParser:
         prog="codeact", description="Agents that act by writing Python, run in a sandbox."
     )
     parser.add_argument("--version", action="version", version=f"codeact {__version__}")
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="count",
+        default=0,
+        help="log to stderr: -v what the run does (INFO), -vv in detail (DEBUG)",
+    )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     add_run_parser(subparsers)
     sandbox_cli.add_parser(subparsers)
     policy_cli.add_parser(subparsers)
+    add_mcp_parser(subparsers)
     from codeact.bench import cli as bench_cli
 
     bench_cli.add_parser(subparsers)
@@ -292,6 +321,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``codeact`` console script."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.verbose:
+        logging.basicConfig(
+            level=logging.DEBUG if args.verbose > 1 else logging.INFO,
+            stream=sys.stderr,
+            format="%(asctime)s %(name)s %(levelname)s %(message)s",
+        )
     if getattr(args, "handler", None) is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE

@@ -26,6 +26,7 @@ class FailureCode(StrEnum):
     INVALID_OUTPUT = "invalid_output"
     APPROVAL_REQUIRED = "approval_required"
     INTERNAL_ERROR = "internal_error"
+    MCP_CONNECTION_FAILED = "mcp_connection_failed"
     # Model failures keep the model client's code.
     RATE_LIMITED = "rate_limited"
     QUOTA_EXHAUSTED = "quota_exhausted"

@@ -1,9 +1,10 @@
 """The run loop: prompt → model reply → extract code → run in the sandbox → feedback.
 
-:class:`RunContext` is shared by a top-level run and the sub-agent runs it starts
-(events, usage, tool calls, sandboxes, approvals). :class:`AgentLoop` drives one
-conversation: it owns a sandbox session for the agent in charge, swaps agent (and
-session) on a transfer, and returns the final result or raises :class:`RunEnded`.
+:class:`RunState` is shared by a top-level run and the sub-agent runs it starts
+(events, usage, tool calls, sandboxes, approvals, MCP connections, the caller's deps).
+:class:`AgentLoop` drives one conversation: it owns a sandbox session for the agent in
+charge, swaps agent (and session) on a transfer, and returns the final result or raises
+:class:`RunEnded`.
 """
 
 from __future__ import annotations
@@ -11,14 +12,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import JsonValue, TypeAdapter, ValidationError
 
-from codeact.agent import Agent
+from codeact import telemetry
+from codeact.agent import Agent, Tool
 from codeact.approval import InteractionBroker, RunEnded, new_action_id
+from codeact.context import RunContext, bind_context, takes_context
 from codeact.events import (
     AgentEvent,
     FailureCode,
@@ -29,6 +33,7 @@ from codeact.events import (
 )
 from codeact.extract import extract_code
 from codeact.feedback import render_feedback
+from codeact.mcp.client import MCPConnections
 from codeact.messages import Ai, Message, resolve_history
 from codeact.models.errors import ModelError
 from codeact.output import ToolCallLog
@@ -45,9 +50,13 @@ from sandbox import (
     SandboxPolicy,
 )
 
+if TYPE_CHECKING:
+    from opentelemetry.trace import Span
+
 #: Feedback messages (what the loop tells the model) carry ids with this prefix, so that
 #: history processors can tell them from the user's own messages.
 FEEDBACK_ID_PREFIX = "feedback-"
+_log = logging.getLogger("codeact.loop")
 
 
 def feedback_id() -> str:
@@ -55,7 +64,7 @@ def feedback_id() -> str:
     return FEEDBACK_ID_PREFIX + uuid.uuid4().hex
 
 
-class RunContext:
+class RunState:
     """What every agent of one run shares."""
 
     def __init__(
@@ -63,8 +72,12 @@ class RunContext:
         run_id: str,
         emit: Callable[[AgentEvent], None],
         shared: AsyncSandbox | None = None,
+        deps: Any = None,
     ) -> None:
         self.run_id = run_id
+        #: What the caller passed as ``run(task, deps=...)``: given to tools that take a
+        #: :class:`~codeact.context.RunContext`, never to the sandbox.
+        self.deps = deps
         self.emit = emit
         self.usage = UsageSummary()
         self.tool_calls: list[ToolCallLog] = []
@@ -75,6 +88,23 @@ class RunContext:
         self.ended: RunEnded | None = None
         self._shared = shared
         self._sandboxes: dict[str, AsyncSandbox] = {}
+        self._mcp_tools: dict[int, dict[str, Tool]] = {}
+        self._connections = MCPConnections()
+
+    async def connect(self, root: Agent) -> None:
+        """Connect the MCP servers of ``root`` and of every agent it can reach.
+
+        Done once, at the start of the run; :meth:`close` closes them.
+        """
+        for agent in _agent_graph(root):
+            if agent.mcp_servers and id(agent) not in self._mcp_tools:
+                taken = set(agent.tools) | {a.name for a in agent.sub_agents}
+                tools = await self._connections.connect(agent.mcp_servers, taken)
+                self._mcp_tools[id(agent)] = {t.name: t for t in tools}
+
+    def tools_of(self, agent: Agent) -> dict[str, Tool]:
+        """The agent's own tools and those of its MCP servers."""
+        return {**agent.tools, **self._mcp_tools.get(id(agent), {})}
 
     async def sandbox(self, policy: SandboxPolicy) -> AsyncSandbox:
         """A started sandbox for ``policy``: the caller's when its policy is this one,
@@ -96,10 +126,14 @@ class RunContext:
         return self._sandboxes[key]
 
     async def close(self) -> None:
-        """Stop every sandbox the run started (the caller's stays up); the first
-        failure is raised once all of them were stopped."""
+        """Stop every sandbox the run started (the caller's stays up) and close the MCP
+        connections; the first failure is raised once all of them were stopped."""
         sandboxes, self._sandboxes = list(self._sandboxes.values()), {}
         failure: Exception | None = None
+        try:
+            await self._connections.aclose()
+        except Exception as exc:  # a server that broke on the way out
+            failure = exc
         for sandbox in sandboxes:
             try:
                 await sandbox.close()
@@ -112,7 +146,7 @@ class RunContext:
 class AgentLoop:
     """One conversation, from the first model call to a final result."""
 
-    def __init__(self, ctx: RunContext, agent: Agent, messages: list[Message]) -> None:
+    def __init__(self, ctx: RunState, agent: Agent, messages: list[Message]) -> None:
         self.ctx = ctx
         self.agent = agent
         self.messages = messages
@@ -121,6 +155,8 @@ class AgentLoop:
         self.transfers = 0
         self._session: AsyncSession | None = None
         self._schema_retries = 0
+        #: The span of the script running now: the parent of its tool calls' spans.
+        self._script_span: Span | None = None
 
     # -- sessions ------------------------------------------------------------------
     def system_message(self, agent: Agent) -> Message:
@@ -130,27 +166,47 @@ class AgentLoop:
                 agent.templates,
                 agent_name=agent.name,
                 instructions=agent.instructions,
-                tools={name: t.fn for name, t in agent.tools.items()},
+                tools={name: t.fn for name, t in self._visible_tools(agent).items()},
                 sub_agents={a.name: a.description for a in agent.sub_agents},
                 transfer_targets={a.name: a.description for a in agent.handoff_names().values()},
                 policy=agent.policy,
             )
         )
 
+    def _visible_tools(self, agent: Agent) -> dict[str, Tool]:
+        """The tools as the script and the prompt see them (without a RunContext)."""
+        tools = self.ctx.tools_of(agent)
+        return {
+            name: (
+                Tool(bind_context(t.fn, lambda: self._run_context(agent)), name,
+                     t.requires_approval, t.timeout_s, t.description)
+                if takes_context(t.fn)
+                else t
+            )
+            for name, t in tools.items()
+        }
+
+    def _run_context(self, agent: Agent) -> RunContext[Any]:
+        return RunContext(deps=self.ctx.deps, run_id=self.ctx.run_id, agent_name=agent.name)
+
     async def _open_session(self) -> AsyncSession:
         if self._session is None:
             agent = self.agent
             sandbox = await self.ctx.sandbox(agent.policy)
-            tools: dict[str, Callable[..., Any]] = {n: t.fn for n, t in agent.tools.items()}
+            specs = self._visible_tools(agent)
+            tools: dict[str, Callable[..., Any]] = {
+                n: telemetry.traced_tool(n, t.fn, lambda: self._script_span)
+                for n, t in specs.items()
+            }
             timeouts: dict[str, float | None] = {
-                n: t.timeout_s for n, t in agent.tools.items() if t.timeout_s is not None
+                n: t.timeout_s for n, t in specs.items() if t.timeout_s is not None
             }
             for sub in agent.sub_agents:
-                tools[sub.name] = self._sub_agent_tool(sub)
+                tools[sub.name] = telemetry.traced_tool(
+                    sub.name, self._sub_agent_tool(sub), lambda: self._script_span
+                )
                 timeouts[sub.name] = None
-            gated = agent.approval == "tools" or any(
-                t.requires_approval for t in agent.tools.values()
-            )
+            gated = agent.approval == "tools" or any(t.requires_approval for t in specs.values())
             session = sandbox.session(
                 tools, gate=self._gate if gated else None, tool_timeouts=timeouts
             )
@@ -171,7 +227,7 @@ class AgentLoop:
             loop = AgentLoop(self.ctx, sub, [])
             loop.messages = [loop.system_message(sub), Message.human(task)]
             try:
-                return await loop.run()
+                return await loop.run_traced()
             except RunEnded as ended:
                 raise RuntimeError(
                     f"agent {sub.name!r} failed ({ended.code}): {ended.message}"
@@ -185,7 +241,7 @@ class AgentLoop:
 
     async def _gate(self, name: str, arguments: dict[str, Any]) -> str | None:
         agent = self.agent
-        spec = agent.tools.get(name)
+        spec = self.ctx.tools_of(agent).get(name)
         if agent.approval != "tools" and not (spec and spec.requires_approval):
             return None
         action = PreparedAction(
@@ -199,6 +255,15 @@ class AgentLoop:
         return None if decision.proceed else (decision.reason or "rejected")
 
     # -- the loop ------------------------------------------------------------------
+    async def run_traced(self) -> JsonValue:
+        """:meth:`run` inside an ``invoke_agent`` span."""
+        with telemetry.agent_span(self.agent.name, self.ctx.run_id, self.agent.model) as span:
+            try:
+                return await self.run()
+            except RunEnded as ended:
+                telemetry.record_failure(span, ended.code, ended.message)
+                raise
+
     async def run(self) -> JsonValue:
         """Drive the conversation until a final result; raises RunEnded otherwise."""
         while True:
@@ -208,16 +273,20 @@ class AgentLoop:
                     f"{self.agent.name} took {plural(self.agent_steps, 'step')} without a "
                     f"final result (max_steps={self.agent.max_steps})",
                 )
-            reply = await self._ask_model()
-            source = extract_code(reply.text(), self.agent.code_blocks)
-            if source is None:
-                self._tell(self.agent.templates["no_code"].strip())
-                continue
-            if self.agent.approval == "scripts" and not await self._script_approved(source):
-                continue
-            outcome = await self.execute(source)
+            with telemetry.step_span(self.steps + 1, self.agent.name):
+                outcome = await self._step()
             if not isinstance(outcome, Continue):
                 return outcome
+
+    async def _step(self) -> JsonValue | Continue:
+        reply = await self._ask_model()
+        source = extract_code(reply.text(), self.agent.code_blocks)
+        if source is None:
+            self._tell(self.agent.templates["no_code"].strip())
+            return CONTINUE
+        if self.agent.approval == "scripts" and not await self._script_approved(source):
+            return CONTINUE
+        return await self.execute(source)
 
     async def _ask_model(self) -> Ai:
         agent = self.agent
@@ -226,15 +295,18 @@ class AgentLoop:
         history = resolve_history(self.messages)
         if agent.history_processor is not None:
             history = agent.history_processor(history)
-        try:
-            reply = await agent.model.complete(
-                history,
-                stop=agent.stop,
-                max_tokens=agent.max_tokens,
-                temperature=agent.temperature,
-            )
-        except ModelError as exc:
-            raise RunEnded(FailureCode(exc.code.value), str(exc)) from None
+        with telemetry.chat_span(agent.model, agent.max_tokens, agent.temperature) as span:
+            try:
+                reply = await agent.model.complete(
+                    history,
+                    stop=agent.stop,
+                    max_tokens=agent.max_tokens,
+                    temperature=agent.temperature,
+                )
+            except ModelError as exc:
+                telemetry.record_failure(span, exc.code.value, str(exc))
+                raise RunEnded(FailureCode(exc.code.value), str(exc)) from None
+            telemetry.record_reply(span, reply)
         self.messages.append(reply)
         self.ctx.usage = self.ctx.usage.with_request(reply.usage())
         self.ctx.emit(
@@ -266,7 +338,13 @@ class AgentLoop:
         """Run one script and act on its output: the final value, or CONTINUE."""
         try:
             session = await self._open_session()
-            execution = await session.run(source)
+            with telemetry.script_span(self.agent.policy) as span:
+                self._script_span = span
+                try:
+                    execution = await session.run(source)
+                finally:
+                    self._script_span = None
+                telemetry.record_execution(span, execution)
         except SandboxError as exc:
             raise RunEnded(FailureCode.SANDBOX_FAILED, str(exc)) from None
         except PolicyError as exc:  # found only when the sandbox starts: a missing mount
@@ -276,6 +354,11 @@ class AgentLoop:
             raise RunEnded(FailureCode.SANDBOX_FAILED, describe_exception(exc)) from None
         if self.ctx.ended is not None:
             raise self.ctx.ended
+        _log.debug(
+            "run %s step %d (%s): script %s, %s, %.3f s CPU, %d tool call(s)",
+            self.ctx.run_id, self.steps, self.agent.name, execution.error_code or "ran",
+            execution.output.type, execution.cpu_s, len(execution.tool_calls),
+        )
         self._record(execution)
         output = execution.output
         if output.type == "final_result":
@@ -362,7 +445,7 @@ class AgentLoop:
             return render(
                 self.agent.templates["rejected"], kind="tool call", reason=reason or "none given"
             ).strip()
-        spec = self.agent.tools.get(action.tool or "")
+        spec = self._visible_tools(self.agent).get(action.tool or "")
         if spec is None:
             return f"Error: the tool {action.tool!r} no longer exists."
         try:
@@ -393,3 +476,15 @@ class Continue:
 
 
 CONTINUE = Continue()
+
+
+def _agent_graph(root: Agent) -> list[Agent]:
+    """``root`` and every agent it can reach as a sub-agent or a transfer target."""
+    seen: dict[int, Agent] = {}
+    todo = [root]
+    while todo:
+        agent = todo.pop()
+        if id(agent) not in seen:
+            seen[id(agent)] = agent
+            todo += [*agent.sub_agents, *agent.transfer_targets]
+    return list(seen.values())

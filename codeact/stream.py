@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import logging
 import uuid
 from typing import TYPE_CHECKING, Any
 
+from codeact import telemetry
 from codeact.approval import Checkpoint, RunEnded
 from codeact.events import (
     AgentEvent,
@@ -18,7 +20,8 @@ from codeact.events import (
     Started,
     SubmitInteraction,
 )
-from codeact.loop import AgentLoop, Continue, RunContext, describe_exception
+from codeact.loop import AgentLoop, Continue, RunState, describe_exception
+from codeact.mcp.client import MCPConnectionError
 from codeact.messages import Message
 from codeact.output import AgentOutput, RunFailure
 from codeact.settle import settle
@@ -28,6 +31,7 @@ if TYPE_CHECKING:
     from codeact.agent import Agent, Approver
 
 _END = object()
+_log = logging.getLogger("codeact.loop")
 
 
 class AgentStream:
@@ -39,7 +43,7 @@ class AgentStream:
     """
 
     def __init__(
-        self, root: Agent, loop: AgentLoop, ctx: RunContext, task: str, queue: asyncio.Queue[Any]
+        self, root: Agent, loop: AgentLoop, ctx: RunState, task: str, queue: asyncio.Queue[Any]
     ) -> None:
         self.root = root
         self._loop = loop
@@ -60,10 +64,15 @@ class AgentStream:
     # -- construction ----------------------------------------------------------------
     @classmethod
     def _new(
-        cls, root: Agent, run_id: str, task: str, sandbox: Sandbox | AsyncSandbox | None
+        cls,
+        root: Agent,
+        run_id: str,
+        task: str,
+        sandbox: Sandbox | AsyncSandbox | None,
+        deps: Any = None,
     ) -> AgentStream:
         queue: asyncio.Queue[Any] = asyncio.Queue()
-        ctx = RunContext(run_id, queue.put_nowait, shared_sandbox(root, sandbox))
+        ctx = RunState(run_id, queue.put_nowait, shared_sandbox(root, sandbox), deps)
         loop = AgentLoop(ctx, root, [])
         return cls(root, loop, ctx, task, queue)
 
@@ -75,9 +84,10 @@ class AgentStream:
         task: str,
         history: list[Message],
         sandbox: Sandbox | AsyncSandbox | None = None,
+        deps: Any = None,
     ) -> AgentStream:
         """A new run of ``root`` on ``task`` after ``history``."""
-        stream = cls._new(root, uuid.uuid4().hex, task, sandbox)
+        stream = cls._new(root, uuid.uuid4().hex, task, sandbox, deps)
         stream._history = history
         return stream
 
@@ -88,6 +98,7 @@ class AgentStream:
         checkpoint: Checkpoint,
         submission: SubmitInteraction,
         sandbox: Sandbox | AsyncSandbox | None = None,
+        deps: Any = None,
     ) -> AgentStream:
         """Continue ``checkpoint`` with the decisions in ``submission``."""
         if checkpoint.root_agent != root.name:
@@ -95,7 +106,7 @@ class AgentStream:
         if submission.batch_id != checkpoint.batch_id:
             raise ValueError("the submission answers another batch than the checkpoint's")
         current = _find_agent(root, checkpoint.agent)
-        stream = cls._new(root, checkpoint.run_id, "", sandbox)
+        stream = cls._new(root, checkpoint.run_id, "", sandbox, deps)
         loop = stream._loop
         loop.agent, loop.messages = current, list(checkpoint.messages)
         loop.steps, loop.agent_steps, loop.transfers = (
@@ -129,26 +140,32 @@ class AgentStream:
                 failure = cleanup_failure
             if failure is None:
                 self._ctx.emit(Completed(result=self._value, usage=self._ctx.usage))
+                _log.info("run %s completed: %s", self._ctx.run_id, self._ctx.usage.one_line())
             else:
                 self._fail(*failure)
+                _log.info("run %s failed (%s): %s", self._ctx.run_id, failure[0], failure[1])
         finally:
             self._queue.put_nowait(_END)
         if escaping is not None:
             raise escaping
 
     async def _run_loop(self) -> tuple[FailureCode, str] | None:
-        ctx, loop = self._ctx, self._loop
+        ctx = self._ctx
         try:
             if self._cancel_requested:
                 raise asyncio.CancelledError
             if self._resume is None:
                 ctx.emit(Started(run_id=ctx.run_id, agent=self.root.name, task=self._task_text))
-                if self._history is not None:
-                    first = [loop.system_message(self.root), *self._history]
-                    loop.messages = [*first, Message.human(self._task_text)]
-                self._value = await loop.run()
-            else:
-                self._value = await self._continue_from_checkpoint(*self._resume)
+            _log.info("run %s started: agent %s", ctx.run_id, self.root.name)
+            await ctx.connect(self.root)
+            with telemetry.agent_span(self.root.name, ctx.run_id, self.root.model) as span:
+                try:
+                    self._value = await self._conversation()
+                except RunEnded as ended:
+                    telemetry.record_failure(span, ended.code, ended.message)
+                    raise
+        except MCPConnectionError as exc:
+            return FailureCode.MCP_CONNECTION_FAILED, str(exc)
         except RunEnded as ended:
             return ended.code, ended.message
         except asyncio.CancelledError:
@@ -158,6 +175,15 @@ class AgentStream:
         except Exception as exc:
             return _internal_error(exc)
         return None
+
+    async def _conversation(self) -> Any:
+        loop = self._loop
+        if self._resume is not None:
+            return await self._continue_from_checkpoint(*self._resume)
+        if self._history is not None:
+            first = [loop.system_message(self.root), *self._history]
+            loop.messages = [*first, Message.human(self._task_text)]
+        return await loop.run()
 
     async def _cleanup(self) -> tuple[FailureCode, str] | None:
         """End the session, stop the run's sandboxes; what failed, if anything."""

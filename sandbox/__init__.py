@@ -10,6 +10,7 @@ Names are loaded on first use, so that the worker processes, which import
 
 from __future__ import annotations
 
+import logging
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
@@ -50,6 +51,9 @@ _EXPORTS = {
     "RequirementNotMet": "requirements",
     "ToolDefinitionError": "tools",
 }
+
+# Silent unless the application configures logging (``codeact run -v`` does).
+logging.getLogger("sandbox").addHandler(logging.NullHandler())
 
 __all__ = [
     "AdmissionTimeout",

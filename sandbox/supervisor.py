@@ -9,6 +9,7 @@ it is killed once the last of them is released.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -28,6 +29,8 @@ from .wire import ChannelClosed, FrameTooLarge
 #: Attempts to get a live worker, restarting the zygote in between when it failed.
 _ATTEMPTS = 3
 
+
+_log = logging.getLogger("sandbox.host")
 
 class Supervisor:
     """The current zygote and its spares, plus zygotes retired while still in use."""
@@ -169,6 +172,7 @@ class Supervisor:
             self.restarts += 1
             self.last_restart_cause = cause
             self.zygote, self.pool = zygote, self._new_pool(zygote)
+        _log.warning("restarted the sandbox zygote (restart %d): %s", self.restarts, cause)
         if not in_use:
             failed.close(force=True)
 

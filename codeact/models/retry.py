@@ -8,6 +8,7 @@ Attempts and the total time spent waiting are both capped.
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
@@ -20,6 +21,8 @@ __all__ = ["RetryPolicy", "retry_call"]
 
 T = TypeVar("T")
 
+
+_log = logging.getLogger("codeact.models")
 
 class RetryPolicy(BaseModel):
     """How a model client retries failed calls.
@@ -108,6 +111,10 @@ async def retry_call(
             delay = policy.next_delay(error, attempt, waited)
             if delay is None:
                 raise
+            _log.info(
+                "model call failed (%s), retry %d in %.2f s: %s",
+                error.code.value, attempt, delay, error,
+            )
             if on_retry is not None:
                 on_retry(error, attempt, delay)
             await sleep(delay)

@@ -15,9 +15,9 @@ def convert(amount: float, currency: str = "EUR") -> float:
 
 
 def prompt_of(agent: Agent) -> str:
-    from codeact.loop import AgentLoop, RunContext
+    from codeact.loop import AgentLoop, RunState
 
-    return AgentLoop(RunContext("r", lambda _: None), agent, []).system_message(agent).text()
+    return AgentLoop(RunState("r", lambda _: None), agent, []).system_message(agent).text()
 
 
 def test_the_prompt_describes_tools_modules_files_and_limits() -> None:
