@@ -150,3 +150,18 @@ def test_a_server_that_dies_makes_its_tools_raise() -> None:
                 await tools["find_flights"].fn("A", "B")
 
     asyncio.run(main())
+
+
+def test_a_slow_tool_is_cut_off_at_its_call_timeout() -> None:
+    async def main() -> None:
+        stack, tools = await _tools(MCPServerStdio(TRAVEL, call_timeout_s=1.0))
+        async with stack:
+            assert tools["slow"].timeout_s == 1.0  # the sandbox's per-call timeout too
+            loop = asyncio.get_running_loop()
+            start = loop.time()
+            with pytest.raises(RuntimeError, match="failed"):
+                await tools["slow"].fn(30)
+            assert loop.time() - start < 20
+            assert await tools["slow"].fn(0) == "slept 0.0"  # the connection still works
+
+    asyncio.run(main())
