@@ -66,7 +66,7 @@ AUG_TARGET = Difference(
 )
 NONLOCAL = Difference(
     "`nonlocal` is allowed; its names go through the same name check as every binding",
-    "sandbox/test_fuzz_bindings.py::test_no_binding_reaches_a_reserved_name",
+    "fuzz/test_fuzz_bindings.py::test_no_binding_reaches_a_reserved_name",
 )
 PRINT = Difference(
     "no print collector: `print` is the sandbox's capturing builtin (no _print_, no "
