@@ -43,6 +43,10 @@ def fz_keep(*fz_a):
     return False
 def fz_call(*fz_a, **fz_k):
     return fz_k
+def fz_deco(*fz_a):
+    return lambda fz_f: fz_f
+def fz_base_of(*fz_a):
+    return fz_Ctx
 class fz_Ctx:
     def __enter__(self):
         return fz_evil
@@ -386,7 +390,7 @@ FORMS: tuple[Form, ...] = (
         always_refused=True,
     ),
     _f("call_keyword", "fz_call(@N@=fz_evil)", "expr", ("Call", "keywords"), role="keyword"),
-    _f("call_keyword_splat", "fz_call(**{'@N@': fz_evil})", "expr", role="keyword"),
+    _f("call_keyword_splat", 'fz_call(**{"@N@": fz_evil})', "expr", role="keyword"),
     # -- type parameters (Python 3.12+) ------------------------------------------------
     _f(
         "type_alias",
@@ -453,6 +457,18 @@ PLACES: tuple[Place, ...] = (
     Place("lambda body", "(lambda: @X@)()\n@P@", frozenset({"expr"})),
     Place("comprehension", "[@X@ for fz_i in [0]]\n@P@", frozenset({"expr"})),
     Place("generator expression", "list(@X@ for fz_i in [0])\n@P@", frozenset({"expr"})),
+    Place("decorator", "@fz_deco(@X@)\ndef fz_d():\n    pass\n@P@", frozenset({"expr"})),
+    Place("class base", "class fz_B(fz_base_of(@X@)):\n    pass\n@P@", frozenset({"expr"})),
+    Place(
+        "class keyword value",
+        "class fz_B(fz_Ctx, **fz_call(fz_k=@X@) and {}):\n    pass\n@P@",
+        frozenset({"expr"}),
+    ),
+    Place(
+        "def default", "def fz_d(fz_p=(@X@)):\n    return fz_p\nfz_d()\n@P@", frozenset({"expr"})
+    ),
+    Place("annotation", "def fz_d(fz_p: (@X@) = 0) -> (@X@):\n    pass\n@P@", frozenset({"expr"})),
+    Place("f-string", "f'{ @X@ }'\n@P@", frozenset({"expr"})),
 )
 
 

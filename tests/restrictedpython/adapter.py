@@ -12,6 +12,8 @@ replaces it for the duration of each test in ``upstream/``, so the suite runs un
 - Where both compilers refuse a script on the same lines, the result carries stock
   RestrictedPython's messages: the suite compares decisions, not wording (ours are tested
   in ``tests/sandbox/test_compiler.py``). Anywhere else it carries ours.
+- The compiled code calls the suite's ``_getattr_`` and ``_write_`` where it calls our
+  guards (the same protocol), so the suite's guards and mocks see every guarded access.
 - A test that passes its own ``policy=`` exercises RestrictedPython's policy hook, which
   the sandbox does not have: it is skipped, with that reason.
 """
@@ -31,6 +33,9 @@ from RestrictedPython.compile import CompileResult
 from RestrictedPython.transformer import RestrictingNodeTransformer
 
 from sandbox.compiler import (
+    GETATTR,
+    LAST_EXPR,
+    WRITE,
     CompileFailure,
     SandboxTransformer,
     compile_script,
@@ -56,6 +61,19 @@ def _errors(failure: CompileFailure) -> tuple[str, ...]:
     return (failure.message,)
 
 
+#: Our guards under the names RestrictedPython's tests give theirs (the same protocol:
+#: ``_getattr_(obj, name)``, ``_write_(obj)``).
+_GUARD_NAMES = {GETATTR: "_getattr_", WRITE: "_write_"}
+
+
+def _with_stock_guard_names(code: CodeType) -> CodeType:
+    consts = tuple(
+        _with_stock_guard_names(c) if isinstance(c, CodeType) else c for c in code.co_consts
+    )
+    names = tuple(_GUARD_NAMES.get(name, name) for name in code.co_names)
+    return code.replace(co_consts=consts, co_names=names)
+
+
 def _ours(source: Any, filename: str, mode: str) -> CompileResult:
     if isinstance(source, bytes | bytearray):
         source = source.decode("utf-8")
@@ -65,21 +83,46 @@ def _ours(source: Any, filename: str, mode: str) -> CompileResult:
         compiled = _compile_tree(source, filename, mode)
     if isinstance(compiled, CompileFailure):
         return CompileResult(None, _errors(compiled), [], {})
-    return CompileResult(compiled, (), [], {})
+    return CompileResult(_with_stock_guard_names(compiled), (), [], {})
 
 
 def _compile_tree(source: Any, filename: str, mode: str) -> CodeType | CompileFailure:
-    """``compile_script``'s steps (parse, transform, compile) in another mode."""
+    """``compile_script``'s steps (parse, transform, compile) in another mode.
+
+    The transformer sees a module, as in the worker: an ``eval`` expression is checked as
+    an expression statement, a ``single`` statement as a module's body.
+    """
     if isinstance(source, str):
         try:
             source = ast.parse(source, filename, mode)
         except SyntaxError as exc:
             return CompileFailure("syntax", format_syntax_error(exc))
+    if isinstance(source, ast.Expression):
+        module = ast.Module([ast.Expr(source.body)], [])
+        ast.copy_location(module.body[0], source.body)
+    else:
+        module = ast.Module(source.body, [])
     transformer = SandboxTransformer()
-    tree = transformer.visit(source)
+    module = transformer.visit(module)
     if transformer.errors:
         return CompileFailure("policy", "\n".join(transformer.errors))
+    tree: ast.Expression | ast.Module | ast.Interactive
+    if isinstance(source, ast.Expression):
+        (statement,) = module.body
+        tree = ast.Expression(_without_last_expr(statement.value))
+    elif isinstance(source, ast.Interactive):
+        tree = ast.Interactive(module.body)
+    else:
+        tree = module
     return compile(ast.fix_missing_locations(tree), filename, mode, dont_inherit=True)
+
+
+def _without_last_expr(value: ast.expr) -> ast.expr:
+    """An ``eval`` returns its value itself: no capture of a last expression."""
+    func = value.func if isinstance(value, ast.Call) else None
+    if isinstance(func, ast.Name) and func.id == LAST_EXPR:
+        return value.args[0]  # type: ignore[union-attr]
+    return value
 
 
 def compile_mode(

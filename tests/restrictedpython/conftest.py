@@ -5,9 +5,9 @@ ships it (ZPL 2.1, see ``upstream/LICENSE.txt``), unchanged but for empty
 ``__init__.py`` files that keep its module names apart from ours. Here:
 
 - its compile calls are routed to the sandbox's compiler (see ``adapter.py``);
-- the names our compiled code calls besides RestrictedPython's guards
-  (``_reraise_control_`` in every ``except``, ``_last_expr_`` around a trailing
-  expression) are provided as the worker provides them;
+- the names our compiled code calls besides RestrictedPython's guards (the re-raise of
+  the sandbox's control exceptions in every ``except``, the capture of a trailing
+  expression, the class-pattern check) are provided as the worker provides them;
 - ``tests.helper`` (its helper module, imported under its own package name) and
   ``mocker`` (the fixture of pytest-mock, the only one it uses) are supplied;
 - each test listed in ``differences.py`` is expected to fail, strictly, with its reason.
@@ -26,7 +26,8 @@ import pytest
 import RestrictedPython.compile
 import RestrictedPython.Guards
 
-from sandbox.guards import reraise_control
+from sandbox.compiler import LAST_EXPR, MATCH_CLASS, RERAISE
+from sandbox.guards import check_match_class, reraise_control
 
 from . import adapter
 from .differences import DIFFERENCES, upstream_id
@@ -41,7 +42,9 @@ def _last_expr(value: Any) -> Any:
     return value
 
 
-_RUNTIME_NAMES = {"_reraise_control_": reraise_control, "_last_expr_": _last_expr}
+#: The worker's names our compiled code calls besides the guards (``adapter.py`` maps
+#: those to the suite's ``_getattr_`` and ``_write_``).
+_RUNTIME_NAMES = {RERAISE: reraise_control, LAST_EXPR: _last_expr, MATCH_CLASS: check_match_class}
 
 
 @pytest.fixture(autouse=True)
