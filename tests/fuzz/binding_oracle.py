@@ -22,17 +22,9 @@ from functools import cache
 from types import CodeType
 from typing import Any
 
-from binding_forms import (
-    PLAIN,
-    Form,
-    Place,
-    Scope,
-    generated_names,
-    mangle,
-    must_compile,
-    protected,
-    script,
-)
+from binding_forms import Form
+from binding_names import generated_names, mangle, must_compile, protected
+from binding_scripts import PLAIN, Place, Scope, script
 
 from sandbox.compiler import CompileFailure, compile_script
 

@@ -15,7 +15,8 @@ import ast
 import re
 
 import pytest
-from binding_forms import FORMS, PLACES, SCOPES, fits, node_coverage, script
+from binding_forms import FORMS, Form, node_coverage
+from binding_scripts import PLACES, SCOPES, fits, script
 
 #: Fields that hold a name but bind none, and why.
 NOT_BINDINGS = {
@@ -131,10 +132,7 @@ def _exercises(tree: ast.AST, node: str, fieldname: str, name: str) -> bool:
 
 
 @pytest.mark.parametrize("form", FORMS, ids=[form.name for form in FORMS])
-def test_each_form_exercises_the_nodes_it_claims(form: object) -> None:
-    from binding_forms import Form
-
-    assert isinstance(form, Form)
+def test_each_form_exercises_the_nodes_it_claims(form: Form) -> None:
     place, scope = next((p, s) for p in PLACES for s in SCOPES if fits(form, p, s))
     tree = ast.parse(script(form, place, scope, "fz_marker"))
     for node, fieldname in form.nodes:

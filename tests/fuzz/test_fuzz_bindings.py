@@ -18,21 +18,10 @@ from collections.abc import Iterator
 from functools import cache
 
 import pytest
-from binding_forms import (
-    FORMS,
-    FORMS_BY_NAME,
-    GENERATED_STEMS,
-    ORDINARY,
-    PLACES,
-    PLACES_BY_NAME,
-    PLAIN,
-    RESERVED,
-    SCOPES,
-    SCOPES_BY_NAME,
-    fits,
-    spellings,
-)
+from binding_forms import FORMS, FORMS_BY_NAME
+from binding_names import GENERATED_STEMS, ORDINARY, RESERVED, spellings
 from binding_oracle import Case, Outcome, check_run, check_static, learned_names, outcome
+from binding_scripts import PLACES, PLACES_BY_NAME, PLAIN, SCOPES, SCOPES_BY_NAME, fits
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
