@@ -12,7 +12,8 @@ A script is built from three parts:
   generator.
 
 The probe tries what the guards refuse — a private attribute of a library class, an
-attribute walk through ``str.format``, a store to a library class — and prints what
+attribute walk through ``str.format``, a store to a library class, a class pattern whose
+``__match_args__`` names a private attribute — and prints what
 happened; the script then ends with ``final_result`` inside a ``try`` that would swallow
 it if the re-raise of control exceptions were rebound. Built with the name ``fz_plain`` instead, the
 same script is the *baseline*: a binding has no effect on the guards exactly when the
@@ -66,6 +67,10 @@ class fz_Point:
     x: int
     y: int
 fz_point = fz_Point(1, 2)
+@fz_dataclasses.dataclass
+class fz_Hidden:
+    _fz_s: int
+fz_hidden = fz_Hidden(7)
 try:
     fz_base = type(fz_typing.List[int])
 except Exception:
@@ -91,6 +96,13 @@ try:
 except Exception as fz_e:
     fz_out = fz_e
 fz_report("write", fz_out)
+try:
+    match fz_hidden:
+        case fz_Hidden(fz_v):
+            fz_out = fz_v
+except Exception as fz_e:
+    fz_out = fz_e
+fz_report("match", fz_out)
 """
 
 #: The probe as an expression, for lambda bodies and comprehensions (no stores there).
