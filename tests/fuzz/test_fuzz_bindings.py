@@ -26,6 +26,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sandbox import Sandbox, SandboxPolicy, Session
+from sandbox.compiler import GETATTR, LAST_EXPR, RERAISE, WRITE
 
 LAYERS = {"language only": {"os": False}, "all layers": {}}
 
@@ -86,6 +87,9 @@ def candidate_names(form: str, place: str, scope: str) -> tuple[str, ...]:
     classes = case.scope.classes
     generated = [name for stem in GENERATED_STEMS for name in spellings(stem, classes)]
     names = [*RESERVED, *generated, *learned_names(case), *ORDINARY]
+    if case.form.name.endswith("_splat"):
+        # A keyword given through ``**`` may be any string: the compiler's own names too.
+        names += [GETATTR, WRITE, RERAISE, LAST_EXPR]
     return tuple(name for name in dict.fromkeys(names) if name not in case.form.not_names)
 
 
