@@ -11,7 +11,9 @@ replaces it for the duration of each test in ``upstream/``, so the suite runs un
   :class:`~sandbox.compiler.SandboxTransformer`, ``compile``.
 - Where both compilers refuse a script on the same lines, the result carries stock
   RestrictedPython's messages: the suite compares decisions, not wording (ours are tested
-  in ``tests/sandbox/test_compiler.py``). Anywhere else it carries ours.
+  in ``tests/sandbox/test_compiler.py``). Anywhere else it carries ours. (A line both
+  refuse for different reasons would pass; the upstream tests put one refused construct
+  on a line.)
 - The compiled code calls the suite's ``_getattr_`` and ``_write_`` where it calls our
   guards (the same protocol), so the suite's guards and mocks see every guarded access.
 - A test that passes its own ``policy=`` exercises RestrictedPython's policy hook, which
