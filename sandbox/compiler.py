@@ -8,11 +8,44 @@ that cannot reach anything the script does not already hold:
 
 - subscripts, iteration, unpacking, ``name += x`` and calls run natively;
 - attribute loads run natively unless the name is in ``RUNTIME_CHECKED_ATTRS``
-  (``str.format`` and friends) or private (``obj._cache``), which go through
-  ``_getattr_``;
-- attribute stores and deletes go through ``_write_`` (user-defined objects only);
-- every ``except`` handler starts with ``_reraise_control_()`` so that the sandbox's
-  own control exceptions (result helpers, limits) cannot be swallowed.
+  (``str.format`` and friends) or private (``obj._cache``), which go through the
+  attribute guard (``names.GETATTR``);
+- attribute stores and deletes go through the write guard (``names.WRITE``; with the
+  attribute's name when it is private);
+- every ``except`` handler starts with a call of ``names.RERAISE`` so that the
+  sandbox's own control exceptions (result helpers, limits) cannot be swallowed.
+
+Names follow one rule (``names.py``): every identifier field of every accepted node
+type is checked as written and as CPython mangles it; node types the rule does not list
+are refused; the names generated here hold a ``.``, so no script can spell or rebind
+them.
+
+Where the guards inspect a script's value before deciding, they never call a method
+the script could override (a ``str`` subclass answers ``in``, ``startswith`` or
+``isidentifier`` as it likes). The fast paths and why each is safe:
+
+- attribute names (``getattr``/``hasattr``/``setattr``/``delattr``, the write guard,
+  ``operator.attrgetter``/``methodcaller``): ``type(name) is str`` first, then the
+  checks; ``attrgetter`` splits with ``str.split`` itself;
+- ``str.format``/``format_map`` (bound, unbound, through ``super()``): the template is
+  copied into an exact ``str`` (``str.__str__``) before ``"." in template`` decides
+  whether the native method may run, and the native method runs on that copy;
+- ``%`` formatting, f-strings and ``format()``: no fast path to guard — they never walk
+  attributes (``%`` looks keys up in the mapping, f-string fields are expressions the
+  compiler checks like any other);
+- subscript keys: not inspected at all (a subscript reaches only what the script
+  holds);
+- class patterns: ``__match_args__`` must be an exact ``tuple`` of exact ``str``; the
+  checked tuple is frozen into a stand-in class held under a generated name, so nothing
+  the script runs afterwards changes which attributes the match reads;
+- class statements: keywords must be exact ``str``; bases are compared by identity with
+  real classes (stand-ins refused);
+- ``dataclass`` field names and the functional ``Enum``'s member names:
+  ``type(name) is str`` before ``isidentifier()``;
+- ``print``'s ``sep`` and ``end``: copied into exact ``str`` before they are used;
+- private members: decided from the object's real class and class dictionaries, with
+  an index of library-defined names built once per script class; no method of the
+  object runs.
 
 The worker imports this module, so it depends on the standard library and
 RestrictedPython only.
@@ -21,201 +54,169 @@ RestrictedPython only.
 from __future__ import annotations
 
 import ast
-import re
-from dataclasses import dataclass
+from collections.abc import Callable
 from types import CodeType
+from typing import Any
 
-from RestrictedPython.transformer import (
-    ALLOWED_FUNC_NAMES,
-    FORBIDDEN_FUNC_NAMES,
-    INSPECT_ATTRIBUTES,
-    copy_locations,
-)
+from RestrictedPython.transformer import copy_locations
 
 from .fastwalk import FastNodeTransformer
-
-#: Attribute names whose meaning depends on the object: checked by ``_getattr_`` at run time.
-RUNTIME_CHECKED_ATTRS = frozenset({"format", "format_map", "obj", "mro", "__class__", "__init__"})
-
-#: Dunder attributes a script may read (``super().__init__``, ``type(x).__name__``).
-READABLE_DUNDERS = frozenset(
-    {"__init__", "__name__", "__qualname__", "__doc__", "__class__", "__module__"}
+from .names import (
+    DEFINABLE_DUNDERS,
+    GETATTR,
+    LAST_EXPR,
+    MATCH_CLASS,
+    NODE_FIELDS,
+    READABLE_DUNDERS,
+    READABLE_NAMES,
+    REFUSED_NODES,
+    RERAISE,
+    RESERVED_NAMES,
+    RUNTIME_CHECKED_ATTRS,
+    WRITE,
+    attribute_error,
+    is_private_name,
+    name_error,
+    natively_readable,
+)
+from .syntax import (
+    CompileFailure,
+    assign_node,
+    compile_plain,
+    format_syntax_error,
+    name_node,
 )
 
-#: Special methods a script may define in its own classes.
-DEFINABLE_DUNDERS = ALLOWED_FUNC_NAMES | frozenset(
-    {
-        "__repr__",
-        "__str__",
-        "__len__",
-        "__iter__",
-        "__next__",
-        "__getitem__",
-        "__setitem__",
-        "__delitem__",
-        "__hash__",
-        "__bool__",
-        "__call__",
-        "__enter__",
-        "__exit__",
-        "__post_init__",
-        "__add__",
-        "__radd__",
-        "__iadd__",
-        "__sub__",
-        "__rsub__",
-        "__isub__",
-        "__mul__",
-        "__rmul__",
-        "__imul__",
-        "__truediv__",
-        "__rtruediv__",
-        "__floordiv__",
-        "__rfloordiv__",
-        "__mod__",
-        "__rmod__",
-        "__pow__",
-        "__rpow__",
-        "__neg__",
-        "__pos__",
-        "__abs__",
-        "__and__",
-        "__or__",
-        "__xor__",
-        "__invert__",
-        "__lshift__",
-        "__rshift__",
-        "__matmul__",
-        "__index__",
-        "__int__",
-        "__float__",
-        "__round__",
-        "__format__",
-        "__reversed__",
-        "__missing__",
-    }
-)
+#: The names the rest of the sandbox imports from here.
+__all__ = [
+    "GETATTR",
+    "LAST_EXPR",
+    "MATCH_CLASS",
+    "READABLE_DUNDERS",
+    "RERAISE",
+    "RUNTIME_CHECKED_ATTRS",
+    "WRITE",
+    "CompileFailure",
+    "SandboxTransformer",
+    "compile_plain",
+    "compile_script",
+    "format_syntax_error",
+    "is_private_name",
+]
 
-#: Names the compiler itself injects; scripts can never spell them (leading underscore).
-GETATTR, WRITE, RERAISE, LAST_EXPR = "_getattr_", "_write_", "_reraise_control_", "_last_expr_"
-#: The guard (in ``guards.py``, found through ``_getattr_``'s globals) that vets the class
-#: of a class pattern with positional sub-patterns.
-MATCH_CLASS = "check_match_class"
-
-
-#: Names RestrictedPython reserves (``print``, ``printed``, ``builtins``, ``breakpoint``).
-_RESERVED_NAMES = FORBIDDEN_FUNC_NAMES
-
-_PRIVATE = re.compile(r"_[A-Za-z0-9](?:\w*[A-Za-z0-9])?")
-
-
-def is_private_name(name: str) -> bool:
-    """``_cache``, ``_helper``: one leading underscore, none trailing.
-
-    Scripts may use such names for their own variables and attributes. Dunders,
-    name-mangled ``__x``, ``_sunder_`` names and the guards' ``_getattr_``-style names
-    stay refused; a private *attribute* is checked at run time (``_getattr_``): only
-    the script's own objects and classes have them.
-    """
-    return _PRIVATE.fullmatch(name) is not None
-
-
-@dataclass(frozen=True, slots=True)
-class CompileFailure:
-    """Why a script did not compile: ``syntax`` errors or ``policy`` violations."""
-
-    kind: str
-    message: str
-
-
-def _name(ident: str, node: ast.AST) -> ast.Name:
-    new = ast.Name(ident, ast.Load())
-    copy_locations(new, node)  # type: ignore[arg-type]
-    return new
-
-
-def _assign(ident: str, value: ast.expr, node: ast.AST) -> ast.Assign:
-    target = ast.Name(ident, ast.Store())
-    copy_locations(target, node)  # type: ignore[arg-type]
-    assign = ast.Assign([target], value)
-    copy_locations(assign, node)  # type: ignore[arg-type]
-    return assign
+_NONE: frozenset[str] = frozenset()
 
 
 class SandboxTransformer(FastNodeTransformer):
-    """RestrictedPython's transformer, trimmed to the guards this sandbox relies on."""
+    """RestrictedPython's transformer, trimmed to the guards this sandbox relies on.
+
+    Node types missing from ``names.NODE_FIELDS`` are refused; every identifier field
+    listed there is checked by the name rule or the attribute rule.
+    """
 
     def __init__(self) -> None:
         super().__init__()
         # True while visiting the statements directly inside a class body.
         self._in_class_body = False
+        # The innermost enclosing class: what CPython mangles ``__x`` with.
+        self._private: str | None = None
         self._matches = 0
 
+    def _resolve(self, cls: type) -> Callable[[Any], Any]:
+        name = cls.__name__
+        if name in NODE_FIELDS:
+            return super()._resolve(cls)
+        reason = REFUSED_NODES.get(name, "it is not known to the sandbox's compiler")
+
+        def refuse(node: ast.AST) -> None:
+            self.error(node, f"{name} statements are not allowed: {reason}.")
+
+        self._methods[cls] = refuse
+        return refuse
+
     # -- names -------------------------------------------------------------------
+    def _check(
+        self, node: ast.AST, name: str | None, definable: frozenset[str] = frozenset()
+    ) -> None:
+        if name is not None:
+            error = name_error(name, self._private, definable)
+            if error is not None:
+                self.error(node, error)
+
     def check_name(
         self, node: ast.AST, name: str | None, allow_magic_methods: bool = False
     ) -> None:
-        if name is None:
-            return
-        if allow_magic_methods and self._in_class_body and name in DEFINABLE_DUNDERS:
-            return
-        if is_private_name(name):
-            return
-        super().check_name(node, name, allow_magic_methods=False)  # type: ignore[arg-type]
+        # RestrictedPython's own visitors (walrus...) end up here: the same rule.
+        definable = DEFINABLE_DUNDERS if allow_magic_methods and self._in_class_body else _NONE
+        self._check(node, name, definable)
 
     def visit_Name(self, node: ast.Name) -> ast.AST:
         name = node.id
-        # The common case, decided without the generic checks below.
-        if name[0] != "_" and name not in _RESERVED_NAMES and not name.endswith("__roles__"):
+        # The common case, decided without the generic checks below: a public
+        # identifier is never mangled.
+        if (
+            name[0] != "_"
+            and name not in RESERVED_NAMES
+            and name.isidentifier()
+            and not name.endswith("__roles__")
+        ):
             return node
-        # ``if __name__ == "__main__":`` is common in model-written scripts.
-        # ``print`` is the sandbox's capturing builtin, not RestrictedPython's collector.
-        if name in ("__name__", "print") and isinstance(node.ctx, ast.Load):
+        if isinstance(node.ctx, ast.Load):
+            # ``print`` is the sandbox's capturing builtin, not RestrictedPython's
+            # collector; ``if __name__ == "__main__":`` is common in scripts.
+            if name != "print":
+                self._check(node, name, READABLE_NAMES)
             return node
-        self.check_name(node, node.id)
+        self._check(node, name)
         return node
+
+    def visit_arg(self, node: ast.arg) -> ast.AST:
+        self._check(node, node.arg)
+        return self.node_contents_visit(node)
+
+    def visit_keyword(self, node: ast.keyword) -> ast.AST:
+        # Call keywords are not mangled by CPython; they still follow the rule.
+        if node.arg is not None:
+            error = name_error(node.arg, None)
+            if error is not None:
+                self.error(node, error)
+        return self.node_contents_visit(node)
+
+    def visit_Global(self, node: ast.Global | ast.Nonlocal) -> ast.AST:
+        for name in node.names:
+            self._check(node, name)
+        return node
+
+    def visit_Nonlocal(self, node: ast.Nonlocal) -> ast.AST:
+        return self.visit_Global(node)
 
     # -- attributes --------------------------------------------------------------
     def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
         attr = node.attr
         loading = isinstance(node.ctx, ast.Load)
-        private = is_private_name(attr)
-        if (
-            attr.startswith("_")
-            and attr != "_"
-            and not private
-            and not (loading and attr in READABLE_DUNDERS)
-        ):
-            self.error(node, f'"{attr}" is an invalid attribute name because it starts with "_".')
-        if attr in INSPECT_ATTRIBUTES:
-            self.error(node, f'"{attr}" is a restricted name and cannot be accessed.')
+        error = attribute_error(attr, self._private, loading)
+        if error is not None:
+            self.error(node, error)
         node.value = self.visit(node.value)
         if loading:
-            if attr not in RUNTIME_CHECKED_ATTRS and not private:
+            if attr not in RUNTIME_CHECKED_ATTRS and not is_private_name(attr):
                 return node
-            call = ast.Call(_name(GETATTR, node), [node.value, ast.Constant(attr)], [])
+            call = ast.Call(name_node(GETATTR, node), [node.value, ast.Constant(attr)], [])
             copy_locations(call, node)
             return call
-        wrapped = ast.Call(_name(WRITE, node.value), [node.value], [])
+        # A private name goes with the object: the guard checks whose member it is.
+        args = [node.value, ast.Constant(attr)] if is_private_name(attr) else [node.value]
+        wrapped = ast.Call(name_node(WRITE, node.value), args, [])
         copy_locations(wrapped, node.value)
         node.value = wrapped
         return node
 
     # -- operations that run natively --------------------------------------------
-    def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
+    def _visit_children(self, node: ast.AST) -> ast.AST:
         return self.node_contents_visit(node)
 
-    def visit_For(self, node: ast.For) -> ast.AST:
-        return self.node_contents_visit(node)
-
-    def visit_comprehension(self, node: ast.comprehension) -> ast.AST:
-        return self.node_contents_visit(node)
-
-    def visit_Assign(self, node: ast.Assign) -> ast.AST:
-        return self.node_contents_visit(node)
-
-    def visit_AnnAssign(self, node: ast.AnnAssign) -> ast.AST:
-        return self.node_contents_visit(node)
+    visit_Subscript = visit_For = visit_comprehension = _visit_children
+    visit_Assign = visit_AnnAssign = visit_With = _visit_children
 
     def visit_AugAssign(self, node: ast.AugAssign) -> ast.AST:
         # A Name target rebinds a local; a Subscript target runs natively; an
@@ -231,41 +232,58 @@ class SandboxTransformer(FastNodeTransformer):
             self.error(node, f"{node.func.id}() calls are not allowed.")
         return self.node_contents_visit(node)
 
-    def visit_With(self, node: ast.With) -> ast.AST:
-        return self.node_contents_visit(node)
-
-    def visit_Nonlocal(self, node: ast.Nonlocal) -> ast.AST:
-        for name in node.names:
-            self.check_name(node, name)
+    # -- imports -----------------------------------------------------------------
+    def visit_Import(self, node: ast.Import | ast.ImportFrom) -> ast.AST:
+        if getattr(node, "is_lazy", 0):
+            # ``lazy import`` (3.15) resolves through a builtin at first use.
+            self.error(node, "lazy import statements are not allowed.")
+        for alias in node.names:
+            if "*" in alias.name:
+                self.error(node, '"*" imports are not allowed.')
+                continue
+            self._check_dotted(node, alias.name)
+            bound = alias.asname or alias.name.partition(".")[0]
+            self._check(node, bound)
         return node
 
-    # -- imports -----------------------------------------------------------------
     def visit_ImportFrom(self, node: ast.ImportFrom) -> ast.AST:
         if node.level:
             self.error(node, "relative imports are not allowed.")
-        return self.check_import_names(node)
+        if node.module is not None:
+            self._check_dotted(node, node.module)
+        return self.visit_Import(node)
 
-    def check_import_names(self, node: ast.ImportFrom | ast.Import) -> ast.AST:
+    def _check_dotted(self, node: ast.AST, dotted: str) -> None:
         # A module's underscore names are its internals: never importable, whatever the
-        # module. (A private alias, ``import json as _json``, is the script's own name.)
-        for alias in node.names:
-            if any(part.startswith("_") for part in alias.name.split(".")):
-                self.error(node, f'"{alias.name}" cannot be imported: it starts with "_".')
-        return super().check_import_names(node)
+        # module. (A private alias, ``import json as _json``, is the script's own.) Each
+        # part follows the name rule too (``import builtins`` is refused, as stock does).
+        if any(part.startswith("_") for part in dotted.split(".")):
+            self.error(node, f'"{dotted}" cannot be imported: it starts with "_".')
+            return
+        for part in dotted.split("."):
+            error = name_error(part, None)
+            if error is not None:
+                self.error(node, error)
 
     # -- exception handlers --------------------------------------------------------
     def visit_ExceptHandler(self, node: ast.ExceptHandler) -> ast.AST:
         node = self.node_contents_visit(node)
-        self.check_name(node, node.name)
-        reraise = ast.Expr(ast.Call(_name(RERAISE, node), [], []))
+        self._check(node, node.name)
+        reraise = ast.Expr(ast.Call(name_node(RERAISE, node), [], []))
         copy_locations(reraise, node)
         node.body.insert(0, reraise)
         return node
 
     # -- definitions -------------------------------------------------------------
     def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
-        self.check_name(node, node.name, allow_magic_methods=True)
-        self.check_function_argument_names(node)
+        self._check(node, node.name, DEFINABLE_DUNDERS if self._in_class_body else _NONE)
+        outer, self._in_class_body = self._in_class_body, False
+        try:
+            return self.node_contents_visit(node)
+        finally:
+            self._in_class_body = outer
+
+    def visit_Lambda(self, node: ast.Lambda) -> ast.AST:
         outer, self._in_class_body = self._in_class_body, False
         try:
             return self.node_contents_visit(node)
@@ -273,19 +291,25 @@ class SandboxTransformer(FastNodeTransformer):
             self._in_class_body = outer
 
     def visit_ClassDef(self, node: ast.ClassDef) -> ast.AST:
-        self.check_name(node, node.name)
-        if any(keyword.arg == "metaclass" for keyword in node.keywords):
-            self.error(node, 'The keyword argument "metaclass" is not allowed.')
+        self._check(node, node.name)
+        for keyword in node.keywords:
+            # Class keywords go to library code (``__init_subclass__``, ``__new__``):
+            # never ``metaclass``, never an underscore name (``_root=True``).
+            if keyword.arg == "metaclass":
+                self.error(node, 'The keyword argument "metaclass" is not allowed.')
+            elif keyword.arg is not None and keyword.arg.startswith("_"):
+                self.error(node, f'"{keyword.arg}" cannot be a class keyword.')
         # ``class A(object):`` means ``class A:``; the name ``object`` is not provided.
         node.bases = [b for b in node.bases if not (isinstance(b, ast.Name) and b.id == "object")]
         node.bases = [self.visit(b) for b in node.bases]
         node.keywords = [self.visit(k) for k in node.keywords]
         node.decorator_list = [self.visit(d) for d in node.decorator_list]
-        outer, self._in_class_body = self._in_class_body, True
+        outer = self._in_class_body, self._private
+        self._in_class_body, self._private = True, node.name
         try:
             node.body = self._visit_body(node.body)
         finally:
-            self._in_class_body = outer
+            self._in_class_body, self._private = outer
         return node
 
     def _visit_body(self, body: list[ast.stmt]) -> list[ast.stmt]:
@@ -301,7 +325,8 @@ class SandboxTransformer(FastNodeTransformer):
     def visit_Match(self, node: ast.Match) -> ast.AST | list[ast.stmt]:
         # ``case C(a, b)`` reads the attributes named by ``C.__match_args__`` natively.
         # The subject is evaluated first, as before; then each such class is vetted by
-        # the guard, which returns the class the pattern matches against.
+        # the guard, which returns a stand-in holding the checked names. The stand-ins
+        # live under generated names no script can spell or rebind.
         node = self.node_contents_visit(node)
         classes = [
             pattern
@@ -312,43 +337,43 @@ class SandboxTransformer(FastNodeTransformer):
         if not classes:
             return node
         self._matches += 1
-        # Private-looking names: mangled in class bodies, so an Enum body keeps them out
-        # of its members.
-        subject = f"__match_subject_{self._matches}"
-        prelude: list[ast.stmt] = [_assign(subject, node.subject, node)]
-        node.subject = _name(subject, node.subject)
-        guard = ast.Subscript(
-            ast.Attribute(_name(GETATTR, node), "__globals__", ast.Load()),
-            ast.Constant(MATCH_CLASS),
-            ast.Load(),
-        )
+        # In a class body the names land in the class namespace: spelled as private
+        # names of the class, so that an Enum body keeps them out of its members.
+        prefix = f"_{self._private}__" if self._in_class_body else ""
+        subject = f"{prefix}.match.subject.{self._matches}"
+        prelude: list[ast.stmt] = [assign_node(subject, node.subject, node)]
+        node.subject = name_node(subject, node.subject)
         for index, pattern in enumerate(classes, 1):
-            ident = f"__match_class_{self._matches}_{index}"
-            prelude.append(_assign(ident, ast.Call(guard, [pattern.cls], []), pattern))
-            pattern.cls = _name(ident, pattern.cls)
+            ident = f"{prefix}.match.class.{self._matches}.{index}"
+            check = ast.Call(name_node(MATCH_CLASS, pattern), [pattern.cls], [])
+            prelude.append(assign_node(ident, check, pattern))
+            pattern.cls = name_node(ident, pattern.cls)
         for stmt in prelude:
             ast.fix_missing_locations(stmt)
         return [*prelude, node]
 
-    def _visit_children(self, node: ast.AST) -> ast.AST:
+    visit_match_case = visit_MatchValue = visit_MatchSingleton = _visit_children
+    visit_MatchSequence = visit_MatchOr = _visit_children
+
+    def visit_MatchMapping(self, node: ast.MatchMapping) -> ast.AST:
+        self._check(node, node.rest)
         return self.node_contents_visit(node)
 
-    visit_match_case = visit_MatchValue = visit_MatchSingleton = _visit_children
-    visit_MatchSequence = visit_MatchMapping = visit_MatchOr = _visit_children
-
     def visit_MatchClass(self, node: ast.MatchClass) -> ast.AST:
-        # Keyword patterns read attributes natively: hold them to the attribute rules.
+        # Keyword patterns read attributes natively: hold them to the attribute rules
+        # (CPython does not mangle them), and never one the guard decides at run time.
         for attr in node.kwd_attrs:
-            if attr.startswith("_") or attr in INSPECT_ATTRIBUTES or attr in RUNTIME_CHECKED_ATTRS:
+            error = attribute_error(attr, None, loading=True)
+            if error is not None or not natively_readable(attr):
                 self.error(node, f'"{attr}" cannot be matched as an attribute.')
         return self.node_contents_visit(node)
 
     def visit_MatchAs(self, node: ast.MatchAs) -> ast.AST:
-        self.check_name(node, node.name)
+        self._check(node, node.name)
         return self.node_contents_visit(node)
 
     def visit_MatchStar(self, node: ast.MatchStar) -> ast.AST:
-        self.check_name(node, node.name)
+        self._check(node, node.name)
         return node
 
     # -- the module --------------------------------------------------------------
@@ -356,7 +381,7 @@ class SandboxTransformer(FastNodeTransformer):
         node = self.node_contents_visit(node)
         if node.body and isinstance(node.body[-1], ast.Expr):
             last = node.body[-1]
-            call = ast.Call(_name(LAST_EXPR, last), [last.value], [])
+            call = ast.Call(name_node(LAST_EXPR, last), [last.value], [])
             copy_locations(call, last)
             last.value = call
         return node
@@ -386,35 +411,4 @@ def compile_script(source: str, filename: str) -> CodeType | CompileFailure:
     except SyntaxError as exc:
         return CompileFailure("syntax", format_syntax_error(exc))
     except (RecursionError, MemoryError) as exc:
-        return CompileFailure("syntax", f"the script could not be compiled: {type(exc).__name__}")
-
-
-def format_syntax_error(exc: SyntaxError) -> str:
-    """Render a SyntaxError the way Python prints it, without host file paths."""
-    where = f"line {exc.lineno}" if exc.lineno else "unknown line"
-    text = f"SyntaxError: {exc.msg} ({where})"
-    if exc.text:
-        line = exc.text.rstrip("\n")
-        caret = ""
-        if exc.offset and exc.offset > 0:
-            indent = len(line) - len(line.lstrip())
-            caret = "\n    " + " " * max(exc.offset - 1 - indent, 0) + "^"
-        text += "\n    " + line.strip() + caret
-    return text
-
-
-def compile_plain(source: str, filename: str) -> CodeType | CompileFailure:
-    """Compile without restrictions (the ``language`` layer is off), keeping only the
-    capture of the last expression's value."""
-    try:
-        tree = ast.parse(source, filename, "exec")
-        if tree.body and isinstance(tree.body[-1], ast.Expr):
-            last = tree.body[-1]
-            call = ast.Call(_name(LAST_EXPR, last), [last.value], [])
-            copy_locations(call, last)
-            last.value = call
-        return compile(tree, filename, "exec", dont_inherit=True)
-    except SyntaxError as exc:
-        return CompileFailure("syntax", format_syntax_error(exc))
-    except (RecursionError, MemoryError, ValueError) as exc:
         return CompileFailure("syntax", f"the script could not be compiled: {type(exc).__name__}")

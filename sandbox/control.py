@@ -67,6 +67,12 @@ class ForbiddenImport(ImportError, PolicyRefusal):
     """A module the policy does not allow."""
 
 
+class ForbiddenOperation(TypeError, PolicyRefusal):
+    """Something the sandbox does not allow on these objects (a base class, a class
+    keyword, a decorator applied to a library object)."""
+
+
 # Scripts see (and catch) them as the builtin exceptions they extend.
 ForbiddenAttribute.__name__ = ForbiddenAttribute.__qualname__ = "AttributeError"
+ForbiddenOperation.__name__ = ForbiddenOperation.__qualname__ = "TypeError"
 ForbiddenImport.__name__ = ForbiddenImport.__qualname__ = "ImportError"

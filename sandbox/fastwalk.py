@@ -19,9 +19,9 @@ from RestrictedPython.transformer import RestrictingNodeTransformer
 #: RestrictedPython visitors that only visit their node's children (checked by a test):
 #: dispatched straight to the fast child walk.
 PASS_THROUGH = frozenset(
-    "Interactive List Tuple Set Dict Expression Expr UnaryOp BinOp BoolOp Compare keyword "
-    "IfExp Raise Assert Delete If While Break Continue Try arguments arg Return Yield "
-    "YieldFrom Global".split()
+    "Interactive List Tuple Set Dict Expression Expr UnaryOp BinOp BoolOp Compare "
+    "IfExp Raise Assert Delete If While Break Continue Try arguments Return Yield "
+    "YieldFrom".split()
 )
 # Fields that never hold AST nodes we need to visit (operator and context singletons,
 # identifiers, flags).

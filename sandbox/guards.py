@@ -1,50 +1,67 @@
 """Run-time guards and the builtins a script sees.
 
 The compiler (``compiler.py``) leaves most operations native and routes the few that
-can reach the host through these functions:
+can reach the host through these functions (bound in the script's globals under the
+generated names of ``names.py``):
 
-- ``guarded_getattr`` (``_getattr_`` and the ``getattr`` builtin): refuses underscore
-  names, frame/code/traceback attributes, ``mro`` of classes and ``obj`` of exceptions,
-  hands out a ``str.format`` that cannot walk into ``__class__`` (however it was
-  reached, ``super()`` included) and an ``__init__`` that only initialises the
-  script's own objects;
-- ``safe_type`` (``type(x)`` and ``x.__class__``): metaclasses and the sandbox's own
-  classes are shown as stand-ins that cannot create anything;
-- ``guarded_write`` (``_write_``): attribute stores only on the script's own objects;
-- ``reraise_control`` (``_reraise_control_``): re-raises the sandbox's control
-  exceptions at the start of every ``except`` block;
-- ``build_class`` (``__build_class__``): records the classes a script defines;
-- ``check_match_class``: what a class pattern with positional sub-patterns matches
-  against, so that ``__match_args__`` cannot name an attribute the guards refuse.
+- ``guarded_getattr`` (``names.GETATTR`` and the ``getattr`` builtin): refuses
+  underscore names, frame/code/traceback attributes, ``mro`` of classes, ``obj`` of
+  exceptions and ``register`` of library ABCs; a private name only where the script
+  defined the member (``classes.owns_private``); hands out a ``str.format`` that cannot
+  walk into ``__class__`` (however it was reached, ``super()`` included) and an
+  ``__init__`` that only initialises the script's own objects;
+- ``safe_type`` (``type(x)`` and ``x.__class__``, in ``classes.py``): the real class
+  only where the script could name it;
+- ``guarded_write`` (``names.WRITE``): attribute stores only on the script's own
+  objects, private ones only to members the script defined;
+- ``reraise_control`` (``names.RERAISE``): re-raises the sandbox's control exceptions
+  at the start of every ``except`` block;
+- ``build_class`` (``__build_class__``, in ``classes.py``): allowed bases and keywords
+  only; records the classes a script defines;
+- ``check_match_class`` (``names.MATCH_CLASS``): what a class pattern with positional
+  sub-patterns matches against, so that ``__match_args__`` cannot name an attribute the
+  guards refuse.
 
 Worker side: standard library only.
 """
 
 from __future__ import annotations
 
+import abc
 import builtins
 import decimal
 import functools
 import sys
 import types
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from RestrictedPython.transformer import INSPECT_ATTRIBUTES
-
-from .compiler import READABLE_DUNDERS, RUNTIME_CHECKED_ATTRS, is_private_name
+from .classes import (
+    PURE_SCRIPT_TYPES,
+    SCRIPT_MODULE,
+    SCRIPT_TYPES,
+    SafeType,
+    build_class,
+    expose_classes,
+    is_sandbox_class,
+    is_script_class,
+    owns_private,
+    safe_type,
+)
 from .control import ControlFlow, ForbiddenAttribute, ToolError
+from .names import (
+    FORBIDDEN_ATTRS,
+    READABLE_DUNDERS,
+    is_private_name,
+    natively_readable,
+)
 from .safe_format import safe_format_method, use_attribute_guard
 
-#: Module name a script's globals carry; classes defined by the script get it too.
-SCRIPT_MODULE = "__main__"
-
+__all__ = ["SCRIPT_MODULE", "SafeType", "build_class", "safe_type"]
 
 _real_type = builtins.type
-_user_types: set[type] = set()
 _writable_foreign_types: tuple[type, ...] = (decimal.Context,)
-_FORBIDDEN_ATTRS = INSPECT_ATTRIBUTES | {"f_locals", "f_globals", "f_builtins", "f_back"}
 
 
 def reraise_control() -> None:
@@ -54,29 +71,24 @@ def reraise_control() -> None:
         raise exc
 
 
-def build_class(func: Callable[..., Any], name: str, *bases: Any, **kwargs: Any) -> type:
-    """``__build_class__`` that remembers which classes belong to the script."""
-    if "metaclass" in kwargs:
-        raise TypeError("metaclasses are not allowed in the sandbox")
-    cls = builtins.__build_class__(func, name, *bases, **kwargs)
-    _user_types.add(cls)
-    return cls  # type: ignore[no-any-return]
+def guarded_write(obj: Any, name: str | None = None) -> Any:
+    """``_write_``: allow attribute stores on the script's own objects and classes only.
 
-
-def _is_script_class(cls: type) -> bool:
-    return cls in _user_types or cls.__dict__.get("__module__") == SCRIPT_MODULE
-
-
-def guarded_write(obj: Any) -> Any:
-    """``_write_``: allow attribute stores on the script's own objects and classes only."""
+    The compiler passes ``name`` when it is private: then the member must be the
+    script's own too (not a slot or property of a library base class).
+    """
     cls = _real_type(obj)
-    if cls in _user_types:
+    if name is not None and cls not in PURE_SCRIPT_TYPES:
+        # (The compiler passes only private names; an instance of a class built from
+        # script classes alone owns every private member it has.)
+        _check_attr_name(name, obj)
+    if cls in SCRIPT_TYPES:  # the common case: an instance of a script's class
         return obj
-    if isinstance(obj, _real_type) and _is_script_class(obj):
+    if isinstance(obj, _real_type) and is_script_class(obj):
         return obj
     if cls is types.FunctionType and obj.__code__.co_filename.startswith("<script"):
         return obj
-    if _is_script_class(cls) or isinstance(obj, _writable_foreign_types):
+    if is_script_class(cls) or isinstance(obj, _writable_foreign_types):
         return obj
     raise TypeError(
         f"cannot set or delete attributes of {cls.__name__!r} objects in the sandbox; "
@@ -84,33 +96,23 @@ def guarded_write(obj: Any) -> Any:
     )
 
 
-def _check_attr_name(name: object, target: object) -> str:
+def _check_attr_name(name: object, obj: object) -> str:
+    # The exact type: a str subclass could answer ``startswith`` as it likes.
     if _real_type(name) is not str:
         raise TypeError(f"attribute name must be a string, not {_real_type(name).__name__!r}")
     assert isinstance(name, str)
     if is_private_name(name):
-        if not _owns_private_names(target):
+        if not owns_private(obj, name):
+            target = obj.__self__ if isinstance(obj, super) else obj  # type: ignore[attr-defined]
             raise ForbiddenAttribute(
                 f"access to attribute {name!r} of a {_real_type(target).__name__!r} object "
-                "is not allowed in the sandbox: only the script's own objects and classes "
-                "have private attributes there"
+                "is not allowed in the sandbox: private members are the script's own only "
+                "where the script defined them"
             )
         return name
-    if (name.startswith("_") and name not in READABLE_DUNDERS) or name in _FORBIDDEN_ATTRS:
+    if (name.startswith("_") and name not in READABLE_DUNDERS) or name in FORBIDDEN_ATTRS:
         raise ForbiddenAttribute(f"access to attribute {name!r} is not allowed in the sandbox")
     return name
-
-
-def _owns_private_names(target: object) -> bool:
-    """The script's own classes, their instances and its functions."""
-    if isinstance(target, super):
-        target = target.__self__  # type: ignore[attr-defined]
-    if isinstance(target, _real_type):
-        return _is_script_class(target)
-    cls = _real_type(target)
-    if cls is types.FunctionType:
-        return bool(target.__code__.co_filename.startswith("<script"))  # type: ignore[attr-defined]
-    return _is_script_class(cls)
 
 
 _NO_DEFAULT = object()
@@ -120,13 +122,20 @@ def guarded_getattr(obj: Any, name: Any, default: Any = _NO_DEFAULT) -> Any:
     """``_getattr_`` and the script's ``getattr``."""
     # ``super(C, x).name`` finds the same attributes as ``x.name``: check ``x``.
     target = obj.__self__ if isinstance(obj, super) else obj  # type: ignore[attr-defined]
-    name = _check_attr_name(name, target)
+    name = _check_attr_name(name, obj)
     if name == "obj" and isinstance(target, BaseException):
         raise ForbiddenAttribute(
             "the 'obj' attribute of exceptions is not available in the sandbox"
         )
     if name == "mro" and isinstance(target, _real_type):
         raise ForbiddenAttribute("'mro' is not available in the sandbox")
+    if name == "register" and isinstance(target, abc.ABCMeta) and not is_script_class(target):
+        # ``collections.abc.Mapping.register(X)`` would change a library ABC for the
+        # rest of the worker's life; the script's own ABCs register as they like.
+        raise ForbiddenAttribute(
+            f"'register' of {target.__qualname__!r} is not available in the sandbox: "
+            "only the script's own ABCs take registrations"
+        )
     if name == "__class__":
         return safe_type(obj)
     if name == "__init__":
@@ -164,95 +173,13 @@ def safe_delattr(obj: Any, name: Any) -> None:
     delattr(guarded_write(obj), name)
 
 
-# -- type() with one argument --------------------------------------------------------
-
-
-class _TypeMeta(_real_type):
-    def __instancecheck__(cls, obj: Any) -> bool:
-        return isinstance(obj, _real_type)
-
-    def __subclasscheck__(cls, sub: Any) -> bool:
-        return issubclass(sub, _real_type)
-
-    def __call__(cls, *args: Any) -> Any:
-        if len(args) != 1:
-            raise TypeError(
-                "type() takes exactly one argument in the sandbox; use a class statement"
-            )
-        return safe_type(args[0])
-
-    def __repr__(cls) -> str:
-        return "<class 'type'>"
-
-
-class SafeType(metaclass=_TypeMeta):
-    """The script's ``type``: ``type(x)`` works, ``isinstance(x, type)`` works, no 3-arg form."""
-
-
-def safe_type(obj: Any) -> Any:
-    """``type(obj)``, except that metaclasses are reported as the sandbox's ``type`` and
-    the sandbox's own classes by a stand-in (see :func:`_opaque`)."""
-    cls = _real_type(obj)
-    if issubclass(cls, _real_type):
-        return SafeType
-    if _is_sandbox_class(cls):
-        return _opaque(cls)
-    return cls
-
-
-# -- the sandbox's own classes ----------------------------------------------------------
-# Their constructors and initialisers take arguments the script must not choose (a
-# file wrapper's mount table, a proxy's members): scripts hold their instances but
-# neither the classes nor ``__init__``.
-
-
-def _is_sandbox_class(cls: type) -> bool:
-    module = cls.__dict__.get("__module__")
-    return (
-        isinstance(module, str)
-        and (module == "sandbox" or module.startswith("sandbox."))
-        and cls is not ToolError
-    )
-
-
-class _OpaqueMeta(_real_type):
-    def __instancecheck__(cls, obj: Any) -> bool:
-        return isinstance(obj, cls._sandbox_target)  # type: ignore[attr-defined]
-
-    def __subclasscheck__(cls, sub: Any) -> bool:
-        return issubclass(sub, cls._sandbox_target)  # type: ignore[attr-defined]
-
-    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
-        raise TypeError(f"{cls.__name__} objects cannot be created directly in the sandbox")
-
-    def __repr__(cls) -> str:
-        return f"<class {cls.__qualname__!r}>"
-
-
-_opaque_classes: weakref.WeakKeyDictionary[type, type] = weakref.WeakKeyDictionary()
-
-
-def _opaque(cls: type) -> type:
-    """What ``type()`` shows for one of the sandbox's classes: the builtin exception it
-    stands for, or a class with its name that only answers ``isinstance``."""
-    if issubclass(cls, BaseException):
-        return next(c for c in cls.__mro__ if c.__module__ == "builtins")
-    stand_in = _opaque_classes.get(cls)
-    if stand_in is None:
-        namespace = {"__slots__": (), "_sandbox_target": cls, "__module__": cls.__module__}
-        stand_in = _OpaqueMeta(cls.__name__, (), namespace)
-        stand_in.__qualname__ = cls.__qualname__
-        _opaque_classes[cls] = stand_in
-    return stand_in
-
-
 def _checked_init(init: Any, target: Any) -> Any:
     """``x.__init__`` for the script: never one that would re-initialise an object the
     script did not create (``super().__init__()`` and ``Base.__init__(self)`` work)."""
     if isinstance(target, _real_type):
-        if _is_sandbox_class(target):
+        if is_sandbox_class(target):
             raise ForbiddenAttribute("'__init__' of the sandbox's classes is not available")
-        if _is_script_class(target):
+        if is_script_class(target):
             return init
 
         def init_own_object(self: Any, *args: Any, **kwargs: Any) -> Any:
@@ -309,7 +236,7 @@ def check_match_class(cls: Any) -> Any:
     for name in args:
         if _real_type(name) is not str:
             raise TypeError(f"{cls.__name__}.__match_args__ must hold str names")
-        if name.startswith("_") or name in _FORBIDDEN_ATTRS or name in RUNTIME_CHECKED_ATTRS:
+        if not natively_readable(name):
             raise ForbiddenAttribute(
                 f"{cls.__name__}() cannot be matched by position in the sandbox: its "
                 f"__match_args__ names the attribute {name!r}"
@@ -411,3 +338,4 @@ BUILTIN_NAMES: frozenset[str] = frozenset(builtin_catalog())
 
 
 use_attribute_guard(guarded_getattr)
+expose_classes(builtin_catalog().values())

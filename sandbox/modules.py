@@ -3,10 +3,14 @@
 A script never holds a real module. Each importable module is a frozen proxy exposing
 an explicit set of members; a member that is itself a module is never exposed
 (submodules exist only as their own catalog entries, such as ``collections.abc``).
-Members that reach host state are left out or replaced:
+Members are the module's ``__all__`` where it has one (its other names are what it
+imported for itself), else its public names. Members that reach host state are left
+out or replaced:
 
 - ``functools.update_wrapper``/``wraps`` accept only the default attribute lists and
-  only a wrapper the script may modify;
+  only a wrapper the script may modify; ``abc.abstractmethod``, ``typing.final`` and
+  the other decorators that store on their argument take only the script's own
+  functions and classes;
 - ``functools.singledispatch`` registers by annotation without evaluating strings
   (``typing.get_type_hints`` would); ``singledispatchmethod`` is left out;
 - ``operator.attrgetter``/``methodcaller`` go through the attribute guard;
@@ -34,6 +38,7 @@ import types
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from .classes import expose_classes
 from .control import ForbiddenImport
 from .stdlib_safe import REPLACED
 
@@ -164,7 +169,11 @@ def _make_proxy(name: str, members: dict[str, Any], doc: str | None) -> ModulePr
 def _public_members(module: types.ModuleType, denied: Iterable[str]) -> dict[str, Any]:
     denied = frozenset(denied)
     members = {}
-    for key in dir(module):
+    # A module's ``__all__`` is its public interface; the rest of its namespace holds
+    # what it imported for itself (``typing.abstractmethod``, ``typing``'s internal
+    # ``EXCLUDED_ATTRIBUTES`` list, ``dataclasses.FunctionType``).
+    public = getattr(module, "__all__", None)
+    for key in dir(module) if public is None else public:
         if key.startswith("_") or key in denied:
             continue
         value = getattr(module, key)
@@ -253,6 +262,7 @@ def build_proxies(
             else random.__doc__
         )
         proxies[name] = _make_proxy(name, own, doc)
+        expose_classes(own.values())
     return proxies
 
 

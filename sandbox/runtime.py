@@ -22,6 +22,7 @@ from typing import Any
 from .compiler import (
     GETATTR,
     LAST_EXPR,
+    MATCH_CLASS,
     RERAISE,
     WRITE,
     CompileFailure,
@@ -33,6 +34,7 @@ from .guards import (
     SCRIPT_MODULE,
     build_class,
     builtin_catalog,
+    check_match_class,
     guarded_getattr,
     guarded_write,
     reraise_control,
@@ -92,6 +94,7 @@ class ScriptRuntime:
             GETATTR: guarded_getattr,
             WRITE: guarded_write,
             RERAISE: reraise_control,
+            MATCH_CLASS: check_match_class,
             LAST_EXPR: self._last_expr,
             "final_result": self._final_result,
             "observation": self._observation,
@@ -158,6 +161,9 @@ class ScriptRuntime:
         end = "\n" if end is None else end
         if not isinstance(sep, str) or not isinstance(end, str):
             raise TypeError("sep and end must be str")
+        # Exact copies: a str subclass's ``join`` or ``__add__`` would decide the text
+        # (and so the size the output limit counts).
+        sep, end = str.__str__(sep), str.__str__(end)
         text = sep.join([str(arg) for arg in args]) + end
         if self._stdout_truncated:
             return

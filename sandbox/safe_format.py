@@ -5,6 +5,10 @@ Format strings whose fields cannot walk (no ``.`` in a field, no nested field in
 spec) keep the fast native method; the others go through a ``string.Formatter`` whose
 attribute lookups use the sandbox's guarded getattr.
 
+The template is always an exact ``str`` built here (``str.__str__`` copies a subclass's
+characters without calling its methods) before anything inspects it: a ``str``
+subclass could answer ``"." in template`` as it likes.
+
 Worker side: standard library only.
 """
 
@@ -57,9 +61,19 @@ def _needs_safe_formatting(template: str) -> bool:
     return False
 
 
-def _bound_safe_format(template: str, name: str, native: Callable[..., str]) -> Callable[..., str]:
+def _exact(template: str) -> str:
+    # ``str.__str__`` is str's own slot: an exact str as is, a subclass's characters
+    # copied into a new exact str; no method of the subclass runs.
+    exact = str.__str__(template)
+    assert type(exact) is str
+    return exact
+
+
+def _bound_safe_format(template: str, name: str) -> Callable[..., str]:
+    template = _exact(template)
     if not _needs_safe_formatting(template):
-        return native
+        # The native method of the exact copy: the same characters were checked.
+        return getattr(template, name)  # type: ignore[no-any-return]
     if name == "format":
         return lambda *args, **kwargs: _vformat(template, args, kwargs)
     return lambda mapping: _vformat(template, (), mapping)
@@ -68,15 +82,13 @@ def _bound_safe_format(template: str, name: str, native: Callable[..., str]) -> 
 def _safe_format_unbound(template: Any, *args: Any, **kwargs: Any) -> str:
     if not isinstance(template, str):
         raise TypeError("str.format() needs a str as its first argument")
-    native = str.format.__get__(template)
-    return _bound_safe_format(template, "format", native)(*args, **kwargs)
+    return _bound_safe_format(template, "format")(*args, **kwargs)
 
 
 def _safe_format_map_unbound(template: Any, mapping: Mapping[str, Any]) -> str:
     if not isinstance(template, str):
         raise TypeError("str.format_map() needs a str as its first argument")
-    native = str.format_map.__get__(template)
-    return _bound_safe_format(template, "format_map", native)(mapping)
+    return _bound_safe_format(template, "format_map")(mapping)
 
 
 _NATIVE_FORMATS = {str.format: _safe_format_unbound, str.format_map: _safe_format_map_unbound}
@@ -91,5 +103,5 @@ def safe_format_method(value: Any) -> Any:
         and isinstance(value.__self__, str)
         and value.__name__ in ("format", "format_map")
     ):
-        return _bound_safe_format(value.__self__, value.__name__, value)
+        return _bound_safe_format(value.__self__, value.__name__)
     return value

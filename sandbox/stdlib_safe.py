@@ -4,13 +4,18 @@
 only), ``functools.singledispatch`` (never evaluates string annotations),
 ``copy.deepcopy`` (no memo), ``dataclasses.dataclass`` (the script's classes only,
 identifier field names), ``operator.attrgetter``/``methodcaller`` (through the
-attribute guard) and the ``enum`` bases (identifier member names only).
+attribute guard), the ``enum`` bases (identifier member names only), and the
+decorators that store on their argument (``abc.abstractmethod`` and friends,
+``typing.final``/``no_type_check``/``no_type_check_decorator``/``dataclass_transform``/
+``runtime_checkable``, ``functools.total_ordering``: the script's own functions and
+classes only).
 
 Worker side: standard library only.
 """
 
 from __future__ import annotations
 
+import abc
 import copy
 import dataclasses
 import enum
@@ -18,9 +23,12 @@ import functools
 import inspect
 import keyword
 import types
+import typing
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from .classes import allow_subclassing, subclassable
+from .control import ForbiddenOperation
 from .guards import SCRIPT_MODULE, guarded_getattr, guarded_write
 
 _DEFAULT_ASSIGNED = functools.WRAPPER_ASSIGNMENTS
@@ -31,7 +39,7 @@ def _writable(obj: Any, what: str) -> None:
     try:
         guarded_write(obj)
     except TypeError:
-        raise TypeError(
+        raise ForbiddenOperation(
             f"{what} applies only to functions, classes and objects defined in the script"
         ) from None
 
@@ -114,7 +122,8 @@ def _safe_dataclass(cls: Any = None, /, **options: Any) -> Any:
         _writable(cls, "dataclass()")
         for name in _dataclass_names(cls):
             # Field names are pasted into the source of the generated methods.
-            if not (isinstance(name, str) and name.isidentifier() and not keyword.iskeyword(name)):
+            # The exact type: a str subclass could answer ``isidentifier`` as it likes.
+            if not (type(name) is str and name.isidentifier() and not keyword.iskeyword(name)):
                 raise TypeError(f"dataclass field names must be identifiers, not {name!r}")
         return dataclasses.dataclass(cls, **options)
 
@@ -123,9 +132,9 @@ def _safe_dataclass(cls: Any = None, /, **options: Any) -> Any:
 
 def _safe_attrgetter(*names: str) -> Callable[[Any], Any]:
     for name in names:
-        if not isinstance(name, str):
+        if type(name) is not str:
             raise TypeError("attribute name must be a string")
-    paths = [name.split(".") for name in names]
+    paths = [str.split(name, ".") for name in names]
 
     def resolve(obj: Any, path: list[str]) -> Any:
         for part in path:
@@ -138,7 +147,7 @@ def _safe_attrgetter(*names: str) -> Callable[[Any], Any]:
 
 
 def _safe_methodcaller(name: str, /, *args: Any, **kwargs: Any) -> Callable[[Any], Any]:
-    if not isinstance(name, str):
+    if type(name) is not str:
         raise TypeError("method name must be a string")
     return lambda obj: guarded_getattr(obj, name)(*args, **kwargs)
 
@@ -177,6 +186,10 @@ class _SandboxEnumType(enum.EnumType):
         if names is None:
             return super().__call__(value, **options)
         options.setdefault("module", SCRIPT_MODULE)
+        mixin = options.get("type")
+        if mixin is not None and not subclassable(mixin):
+            # The new class is the script's own: its bases follow the class statement's rule.
+            raise ForbiddenOperation(f"an enum cannot mix in {mixin!r} in the sandbox")
         return super().__call__(value, _enum_members(names), **options)
 
     def __instancecheck__(cls, obj: Any) -> bool:
@@ -199,10 +212,57 @@ def _sandbox_enum(real: type) -> type:
 _ENUM_BASES = ("Enum", "IntEnum", "StrEnum", "Flag", "IntFlag")
 _SANDBOX_ENUMS = {name: _sandbox_enum(getattr(enum, name)) for name in _ENUM_BASES}
 _REAL_ENUMS = {cls: getattr(enum, name) for name, cls in _SANDBOX_ENUMS.items()}
+allow_subclassing(*_SANDBOX_ENUMS.values())
+
+
+# -- decorators that store on their argument -------------------------------------------
+# ``abc.abstractmethod(f)`` sets ``f.__isabstractmethod__``, ``typing.final`` sets
+# ``__final__``...: on a library object that would change it for the rest of the worker's
+# life. These take only what the script may modify (its functions and classes).
+
+
+def _marking(real: Callable[..., Any], what: str) -> Callable[..., Any]:
+    def mark(obj: Any) -> Any:
+        _writable(obj, what)
+        return real(obj)
+
+    mark.__name__ = mark.__qualname__ = getattr(real, "__name__", what)
+    mark.__doc__ = real.__doc__
+    return mark
+
+
+def _safe_no_type_check_decorator(decorator: Any) -> Any:
+    no_type_check = _MARKS["no_type_check"]
+
+    @functools.wraps(decorator)
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        return no_type_check(decorator(*args, **kwargs))
+
+    return wrapped
+
+
+def _safe_dataclass_transform(**kwargs: Any) -> Callable[[Any], Any]:
+    return _marking(typing.dataclass_transform(**kwargs), "dataclass_transform()")
+
+
+_MARKS: dict[str, Callable[..., Any]] = {
+    name: _marking(getattr(module, name), f"{name}()")
+    for module, names in (
+        (abc, ("abstractmethod", "abstractclassmethod", "abstractstaticmethod")),
+        (typing, ("final", "no_type_check", "runtime_checkable", "override")),
+        (functools, ("total_ordering",)),
+    )
+    for name in names
+    if hasattr(module, name)
+}
 
 
 #: Members replaced by safe stand-ins, per module.
 REPLACED: dict[str, dict[str, Any]] = {
+    "abc": {
+        name: _MARKS[name]
+        for name in ("abstractmethod", "abstractclassmethod", "abstractstaticmethod")
+    },
     "copy": {"deepcopy": _safe_deepcopy},
     "dataclasses": {"dataclass": _safe_dataclass},
     "enum": _SANDBOX_ENUMS,
@@ -210,6 +270,16 @@ REPLACED: dict[str, dict[str, Any]] = {
         "update_wrapper": _safe_update_wrapper,
         "wraps": _safe_wraps,
         "singledispatch": _safe_singledispatch,
+        "total_ordering": _MARKS["total_ordering"],
+    },
+    "typing": {
+        **{
+            name: _MARKS[name]
+            for name in ("final", "no_type_check", "runtime_checkable", "override")
+            if name in _MARKS
+        },
+        "no_type_check_decorator": _safe_no_type_check_decorator,
+        "dataclass_transform": _safe_dataclass_transform,
     },
     "operator": {"attrgetter": _safe_attrgetter, "methodcaller": _safe_methodcaller},
 }

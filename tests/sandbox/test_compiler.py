@@ -10,7 +10,7 @@ import textwrap
 import pytest
 from RestrictedPython.transformer import RestrictingNodeTransformer
 
-from sandbox.compiler import CompileFailure, compile_script
+from sandbox.compiler import GETATTR, LAST_EXPR, WRITE, CompileFailure, compile_script
 from sandbox.fastwalk import PASS_THROUGH
 
 
@@ -42,6 +42,8 @@ def test_pass_through_visitors_only_visit_children(name: str) -> None:
         ("from random import _os", "_os"),
         ("import _thread", "_thread"),
         ("import json._x", "json._x"),
+        ("import builtins as glb", "builtins"),
+        ("from builtins import open as o", "builtins"),
         ("match p:\n    case C(__class__=k):\n        pass", "__class__"),
         ("match p:\n    case C(gi_frame=k):\n        pass", "gi_frame"),
         ("x.__class__ = int", "__class__"),
@@ -80,7 +82,7 @@ def test_allowed_dunders_and_fast_paths_compile() -> None:
     code = compile_script(source, "<script>")
     assert not isinstance(code, CompileFailure), code
     names = set(code.co_names)
-    assert "_write_" in names and "_getattr_" in names  # a.n store, .format/.__class__ loads
+    assert WRITE in names and GETATTR in names  # a.n store, .format/.__class__ loads
     assert "_getiter_" not in names and "_getitem_" not in names  # native iteration/subscripts
 
 
@@ -94,4 +96,4 @@ def test_last_expression_is_captured() -> None:
     code = compile_script("1 + 1", "<script>")
     assert not isinstance(code, CompileFailure)
     tree = ast.parse("1 + 1")
-    assert "_last_expr_" in code.co_names and tree.body
+    assert LAST_EXPR in code.co_names and tree.body

@@ -2,8 +2,9 @@
 
 Model-written code keeps state in ``self._x`` and names helpers ``_helper``. Such names
 compile; a private attribute is read through the run-time guard, which allows it only
-on the script's own classes, their instances and its functions — never on modules,
-library objects or builtins. Dunders, ``__mangled`` and ``_sunder_`` names stay refused.
+on members the script defined (in its class bodies, on its instances, on its functions)
+— never on modules, library objects or builtins, nor members a script class inherits
+from a library class. Dunders, ``__mangled`` and ``_sunder_`` names stay refused.
 """
 
 from __future__ import annotations
@@ -107,16 +108,28 @@ def test_other_underscore_names_are_still_refused_at_compile_time(
     assert needle in execution.output.message  # type: ignore[union-attr]
 
 
-def test_a_subclass_of_a_library_class_reaches_only_harmless_internals(
+def test_private_members_inherited_from_a_library_class_are_not_the_scripts(
     sandbox: Sandbox,
 ) -> None:
-    # The script's subclass owns private names, its library base's included: those are
-    # methods and plain data (checked over every class a default policy exposes).
-    execution = run(
-        sandbox,
-        "import random\nclass R(random.Random):\n    pass\nfinal_result(R(1)._randbelow(10) < 10)",
-    )
-    assert execution.output == FinalResult(value=True)
+    # The script's subclass owns the private names it defines, not its library base's.
+    source = """
+import random
+class R(random.Random):
+    def __init__(self, seed):
+        super().__init__(seed)
+        self._mine = 1
+    def _helper(self):
+        return self._mine + 1
+r = R(1)
+try:
+    r._randbelow(10)
+    inherited = "read"
+except AttributeError:
+    inherited = "refused"
+final_result([r._helper(), r._mine, inherited, r.randrange(10) < 10])
+"""
+    execution = run(sandbox, source)
+    assert execution.output == FinalResult(value=[2, 1, "refused", True]), execution.output
 
 
 def test_no_exposed_class_keeps_a_module_frame_or_code_under_a_private_name() -> None:

@@ -1,0 +1,205 @@
+"""The one rule for names: what a script may bind or read, after private-name mangling.
+
+Every identifier a script writes goes through :func:`name_error` (names it binds or
+reads) or :func:`attribute_error` (attribute names), applied to the identifier as the
+compiler will see it: inside a class body, CPython rewrites ``__x`` to ``_Class__x``
+(:func:`mangle`). :data:`NODE_FIELDS` lists, for every AST node type the compiler
+accepts, the fields that hold identifiers; a test checks it against ``ast`` so that a
+new Python version cannot add an unchecked binding form, and the compiler refuses any
+node type missing from it.
+
+Names the compiler itself generates (:data:`GETATTR`, the match helpers...) hold a
+``.``: no identifier can, so no script can spell, bind or read them, and CPython never
+mangles a dotted name.
+
+Worker side: standard library and RestrictedPython only.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from RestrictedPython.transformer import (
+    ALLOWED_FUNC_NAMES,
+    FORBIDDEN_FUNC_NAMES,
+    INSPECT_ATTRIBUTES,
+)
+
+#: Names the compiler generates; the script's globals bind the first four.
+GETATTR, WRITE, RERAISE, LAST_EXPR = ".getattr", ".write", ".reraise_control", ".last_expr"
+#: The guard that vets the class of a class pattern (``guards.check_match_class``).
+MATCH_CLASS = ".match_class"
+GENERATED_NAMES = frozenset({GETATTR, WRITE, RERAISE, LAST_EXPR, MATCH_CLASS})
+
+#: Names RestrictedPython reserves (``print``, ``printed``, ``builtins``, ``breakpoint``);
+#: ``print`` may be read (it is the sandbox's capturing print).
+RESERVED_NAMES = FORBIDDEN_FUNC_NAMES
+
+#: Names a script may read although they start with an underscore.
+READABLE_NAMES = frozenset({"__name__"})
+
+_PRIVATE = re.compile(r"_[A-Za-z0-9](?:\w*[A-Za-z0-9])?")
+
+#: Node type -> the fields holding identifiers (a str, a list of str, or None). Every
+#: node type the compiler accepts is listed, the ones without identifiers too.
+NODE_FIELDS: dict[str, tuple[str, ...]] = {
+    # Binding and naming forms.
+    "Name": ("id",),
+    "arg": ("arg",),
+    "keyword": ("arg",),
+    "alias": ("name", "asname"),
+    "ImportFrom": ("module",),
+    "FunctionDef": ("name",),
+    "ClassDef": ("name",),
+    "Global": ("names",),
+    "Nonlocal": ("names",),
+    "ExceptHandler": ("name",),
+    "MatchAs": ("name",),
+    "MatchStar": ("name",),
+    "MatchMapping": ("rest",),
+    # Attribute names: the attribute rule.
+    "Attribute": ("attr",),
+    "MatchClass": ("kwd_attrs",),
+    # No identifiers (walrus and comprehension targets are Name nodes).
+    **dict.fromkeys(
+        "Module Expr Assign AugAssign AnnAssign For While If With withitem Match match_case "
+        "Raise Try Assert Import Return Delete Pass Break Continue BoolOp NamedExpr BinOp "
+        "UnaryOp Lambda IfExp Dict Set ListComp SetComp DictComp GeneratorExp Yield "
+        "YieldFrom Compare Call FormattedValue JoinedStr Constant Subscript Starred List "
+        "Tuple Slice comprehension arguments MatchValue MatchSingleton MatchSequence "
+        "MatchOr".split(),
+        (),
+    ),
+    # Contexts and operators: singletons the walk never visits.
+    **dict.fromkeys(
+        "Load Store Del And Or Add Sub Mult MatMult Div Mod Pow LShift RShift BitOr BitXor "
+        "BitAnd FloorDiv Invert Not UAdd USub Eq NotEq Lt LtE Gt GtE Is IsNot In "
+        "NotIn".split(),
+        (),
+    ),
+}
+
+#: Node types the compiler refuses, with the reason given to the script.
+REFUSED_NODES: dict[str, str] = {
+    "AsyncFunctionDef": "async code is not supported",
+    "AsyncFor": "async code is not supported",
+    "AsyncWith": "async code is not supported",
+    "Await": "async code is not supported",
+    "TryStar": "except* is not supported",
+    "TypeAlias": "type parameter syntax is not supported",
+    "TypeVar": "type parameter syntax is not supported",
+    "ParamSpec": "type parameter syntax is not supported",
+    "TypeVarTuple": "type parameter syntax is not supported",
+    "TemplateStr": "template strings are not supported",
+    "Interpolation": "template strings are not supported",
+}
+
+
+def mangle(private: str | None, name: str) -> str:
+    """``name`` as CPython's compiler stores it inside class ``private`` (``_Py_Mangle``)."""
+    if private is None or not name.startswith("__"):
+        return name
+    if name.endswith("__") or "." in name:
+        return name
+    stripped = private.lstrip("_")
+    if not stripped:
+        return name
+    return f"_{stripped}{name}"
+
+
+@functools.lru_cache(maxsize=4096)
+def is_private_name(name: str) -> bool:
+    """``_cache``, ``_helper``: one leading underscore, none trailing.
+
+    Scripts may use such names for their own variables and attributes. Dunders,
+    name-mangled ``__x``, ``_sunder_`` names and the generated names stay refused; a
+    private *attribute* is checked at run time: only members the script defined are
+    its own.
+    """
+    return _PRIVATE.fullmatch(name) is not None
+
+
+def _spelling_error(name: str, definable: frozenset[str]) -> str | None:
+    if not name.isidentifier():
+        return f'"{name}" is not a name a script may use.'
+    if name[0] == "_" and name != "_" and not is_private_name(name) and name not in definable:
+        return f'"{name}" is an invalid variable name because it starts with "_"'
+    if name.endswith("__roles__"):
+        return f'"{name}" is an invalid variable name because it ends with "__roles__".'
+    if name in RESERVED_NAMES:
+        return f'"{name}" is a reserved name.'
+    return None
+
+
+def name_error(
+    name: str, private: str | None, definable: frozenset[str] = frozenset()
+) -> str | None:
+    """Why a script may not bind or read ``name`` (inside class ``private``), or None.
+
+    ``definable``: the special names allowed here (``__init__`` for a method, ``__name__``
+    for a read). The name must pass both as written and as mangled.
+    """
+    error = _spelling_error(name, definable)
+    if error is None:
+        mangled = mangle(private, name)
+        if mangled != name:
+            error = _spelling_error(mangled, definable)
+    return error
+
+
+#: Attribute names whose meaning depends on the object: checked by the guard at run time.
+RUNTIME_CHECKED_ATTRS = frozenset(
+    {"format", "format_map", "obj", "mro", "register", "__class__", "__init__"}
+)
+
+#: Dunder attributes a script may read (``super().__init__``, ``type(x).__name__``).
+READABLE_DUNDERS = frozenset(
+    {"__init__", "__name__", "__qualname__", "__doc__", "__class__", "__module__"}
+)
+
+#: Attributes of frames, tracebacks, code objects and generators: never given out.
+FORBIDDEN_ATTRS = INSPECT_ATTRIBUTES | {"f_locals", "f_globals", "f_builtins", "f_back"}
+
+
+def attribute_error(attr: str, private: str | None, loading: bool) -> str | None:
+    """Why a script may not name attribute ``attr`` (read if ``loading``), or None.
+
+    Private attributes pass here; the guard decides at run time whose they are.
+    """
+    for spelled in dict.fromkeys((attr, mangle(private, attr))):
+        if not spelled.isidentifier():
+            return f'"{spelled}" is not an attribute name a script may use.'
+        if (
+            spelled.startswith("_")
+            and spelled != "_"
+            and not is_private_name(spelled)
+            and not (loading and spelled in READABLE_DUNDERS)
+        ):
+            return f'"{spelled}" is an invalid attribute name because it starts with "_".'
+        if spelled in FORBIDDEN_ATTRS:
+            return f'"{spelled}" is a restricted name and cannot be accessed.'
+    return None
+
+
+def natively_readable(attr: object) -> bool:
+    """Whether an attribute named ``attr`` may be read without the run-time guard
+    (``case C(x)`` reads the names in ``C.__match_args__`` natively)."""
+    return (
+        type(attr) is str
+        and attr.isidentifier()
+        and not attr.startswith("_")
+        and attr not in FORBIDDEN_ATTRS
+        and attr not in RUNTIME_CHECKED_ATTRS
+    )
+
+
+#: Special methods a script may define in its own classes (directly in a class body).
+DEFINABLE_DUNDERS = ALLOWED_FUNC_NAMES | frozenset(
+    """__repr__ __str__ __len__ __iter__ __next__ __getitem__ __setitem__ __delitem__
+    __hash__ __bool__ __call__ __enter__ __exit__ __post_init__ __add__ __radd__ __iadd__
+    __sub__ __rsub__ __isub__ __mul__ __rmul__ __imul__ __truediv__ __rtruediv__
+    __floordiv__ __rfloordiv__ __mod__ __rmod__ __pow__ __rpow__ __neg__ __pos__ __abs__
+    __and__ __or__ __xor__ __invert__ __lshift__ __rshift__ __matmul__ __index__ __int__
+    __float__ __round__ __format__ __reversed__ __missing__""".split()
+)
