@@ -25,7 +25,6 @@ from __future__ import annotations
 import ast
 import re
 import warnings
-from collections import Counter
 from types import CodeType
 from typing import Any
 
@@ -52,9 +51,9 @@ STOCK = rp_compile._compile_restricted_mode
 _LINE = re.compile(r"^Line (\d+):|^SyntaxError: .*?\(line (\d+)\)")
 
 
-def _lines(errors: tuple[str, ...] | list[str]) -> Counter[str]:
+def _lines(errors: tuple[str, ...] | list[str]) -> set[str]:
     found = (_LINE.match(e) for e in errors)
-    return Counter((m.group(1) or m.group(2)) if m else "?" for m in found)
+    return {(m.group(1) or m.group(2)) if m else "?" for m in found}
 
 
 def _errors(failure: CompileFailure) -> tuple[str, ...]:
