@@ -1,4 +1,4 @@
-"""Checks for every test: nothing started by a test outlives it; hypothesis profiles."""
+"""Checks for every test: nothing started by a test outlives it."""
 
 from __future__ import annotations
 
