@@ -11,8 +11,17 @@ from collections.abc import Iterator
 
 import psutil
 import pytest
+from hypothesis import HealthCheck, settings
 
 from sandbox.host import open_sandboxes
+
+# ``ci`` (the default) keeps property tests bounded for a busy 2-core machine;
+# ``pytest --hypothesis-profile=deep`` runs the fuzzers (tests/fuzz) 100 times longer.
+# Tests that fix their own ``max_examples`` keep it under either profile.
+_SLOW = [HealthCheck.too_slow]
+settings.register_profile("ci", max_examples=100, deadline=None)
+settings.register_profile("deep", max_examples=10_000, deadline=None, suppress_health_check=_SLOW)
+settings.load_profile("ci")
 
 
 def _descendants() -> set[int]:
