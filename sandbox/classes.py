@@ -303,12 +303,27 @@ def safe_type(obj: Any) -> Any:
     return _opaque(cls)
 
 
+#: Stand-in → the real class it answers for. Kept out of the stand-in's own ``__dict__``,
+#: where anything that copies or walks a class's members (``functools.wraps``) finds it.
+_targets: weakref.WeakKeyDictionary[type, type] = weakref.WeakKeyDictionary()
+
+
+def target_of(stand_in: type) -> type:
+    """The real class behind a stand-in made here or for a class pattern."""
+    return _targets[stand_in]
+
+
+def remember_target(stand_in: type, cls: type) -> None:
+    """Record that ``stand_in`` answers ``isinstance``/``issubclass`` for ``cls``."""
+    _targets[stand_in] = cls
+
+
 class _OpaqueMeta(_real_type):
     def __instancecheck__(cls, obj: Any) -> bool:
-        return isinstance(obj, cls._sandbox_target)  # type: ignore[attr-defined]
+        return isinstance(obj, target_of(cls))
 
     def __subclasscheck__(cls, sub: Any) -> bool:
-        return issubclass(sub, cls._sandbox_target)  # type: ignore[attr-defined]
+        return issubclass(sub, target_of(cls))
 
     def __call__(cls, *args: Any, **kwargs: Any) -> Any:
         raise TypeError(f"{cls.__name__} objects cannot be created directly in the sandbox")
@@ -327,8 +342,9 @@ def _opaque(cls: type) -> type:
         return next(c for c in cls.__mro__ if _visible(c) and not issubclass(c, ControlFlow))
     stand_in = _opaque_classes.get(cls)
     if stand_in is None:
-        namespace = {"__slots__": (), "_sandbox_target": cls, "__module__": cls.__module__}
+        namespace = {"__slots__": (), "__module__": cls.__module__}
         stand_in = _OpaqueMeta(cls.__name__, (), namespace)
         stand_in.__qualname__ = cls.__qualname__
+        remember_target(stand_in, cls)
         _opaque_classes[cls] = stand_in
     return stand_in

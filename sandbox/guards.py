@@ -47,7 +47,9 @@ from .classes import (
     is_sandbox_class,
     is_script_class,
     owns_private,
+    remember_target,
     safe_type,
+    target_of,
 )
 from .control import ControlFlow, ForbiddenAttribute, ToolError
 from .names import (
@@ -206,10 +208,10 @@ def _check_own(obj: Any) -> None:
 
 class _MatchClassMeta(_real_type):
     def __instancecheck__(cls, obj: Any) -> bool:
-        return isinstance(obj, cls._sandbox_target)  # type: ignore[attr-defined]
+        return isinstance(obj, target_of(cls))
 
     def __subclasscheck__(cls, sub: Any) -> bool:
-        return issubclass(sub, cls._sandbox_target)  # type: ignore[attr-defined]
+        return issubclass(sub, target_of(cls))
 
 
 _match_classes: weakref.WeakKeyDictionary[type, tuple[tuple[str, ...], type]] = (
@@ -244,9 +246,10 @@ def check_match_class(cls: Any) -> Any:
     cached = _match_classes.get(cls)
     if cached is not None and cached[0] == args:
         return cached[1]
-    namespace = {"__match_args__": args, "_sandbox_target": cls, "__slots__": ()}
+    namespace = {"__match_args__": args, "__slots__": ()}
     stand_in = _MatchClassMeta(cls.__name__, (), namespace)
     stand_in.__qualname__ = cls.__qualname__
+    remember_target(stand_in, cls)
     _match_classes[cls] = (args, stand_in)
     return stand_in
 

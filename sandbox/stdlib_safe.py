@@ -47,10 +47,36 @@ def _writable(obj: Any, what: str) -> None:
 def _safe_update_wrapper(
     wrapper: Any, wrapped: Any, assigned: Any = _DEFAULT_ASSIGNED, updated: Any = _DEFAULT_UPDATED
 ) -> Any:
+    """``functools.update_wrapper`` for the script's own ``wrapper``.
+
+    The stock one copies ``wrapped.__dict__`` wholesale; with a library class (or a
+    stand-in) as ``wrapped``, its private members would land on the script's function,
+    where the private-member rule counts them as the script's own. Only the script's own
+    objects pass private members on; from anything else only public names are copied.
+    """
     if tuple(assigned) != _DEFAULT_ASSIGNED or tuple(updated) != _DEFAULT_UPDATED:
         raise TypeError("update_wrapper() accepts only the default 'assigned' and 'updated'")
     _writable(wrapper, "update_wrapper()")
-    return functools.update_wrapper(wrapper, wrapped)
+    for attr in _DEFAULT_ASSIGNED:
+        try:
+            value = getattr(wrapped, attr)
+        except AttributeError:
+            continue
+        if attr == "__annotations__" and isinstance(value, dict):
+            value = dict(value)  # never the library's own dict, which the script could edit
+        setattr(wrapper, attr, value)
+    try:
+        guarded_write(wrapped)
+        own = True
+    except TypeError:
+        own = False
+    members = getattr(wrapped, "__dict__", None)
+    if members is not None and hasattr(members, "items"):
+        for key, value in list(members.items()):
+            if isinstance(key, str) and (own or not key.startswith("_")):
+                setattr(wrapper, key, value)
+    wrapper.__wrapped__ = wrapped
+    return wrapper
 
 
 def _safe_wraps(

@@ -47,11 +47,6 @@ def sandbox(request: pytest.FixtureRequest) -> Iterator[Sandbox]:
         yield sb
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="R2 in the findings: update_wrapper copies library-defined private members",
-)
 @pytest.mark.parametrize("attack", list(COPIES.values()), ids=list(COPIES))
 def test_wraps_does_not_hand_out_library_privates(sandbox: Sandbox, attack: str) -> None:
     with sandbox.session() as session:
