@@ -1,0 +1,181 @@
+"""`NodeSandbox`: the actor on each node — a started `Sandbox` and the sessions in it.
+
+A session's tools are proxies: a call from a script becomes an event the caller
+fetches (``run``/``next_event``), carries out in its own process and answers with
+``reply``. Only JSON crosses: tool names and parameter names go in, arguments and
+results as JSON values, and each run's `Execution` comes back as JSON text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import itertools
+import os
+from collections.abc import Callable
+from typing import Any
+
+import ray
+
+from sandbox import AsyncSandbox, AsyncSession, Sandbox, SandboxPolicy
+
+#: Stands for a parameter's default: binding leaves defaulted parameters out, so the
+#: value never matters, only that there is one.
+_DEFAULT = object()
+
+
+def tool_spec(name: str, fn: Callable[..., Any]) -> dict[str, Any]:
+    """What the node needs to offer `fn` under `name`: its parameters' names and kinds."""
+    try:
+        parameters = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return {"name": name, "params": None}
+    params = [
+        {"name": p.name, "kind": int(p.kind), "default": p.default is not p.empty}
+        for p in parameters
+    ]
+    return {"name": name, "params": params}
+
+
+def _remote_error(kind: str, message: str) -> Exception:
+    """An exception named like the one the caller's tool raised (the script sees that name)."""
+    name = kind if kind.isidentifier() else "RuntimeError"
+    error: Exception = type(name, (Exception,), {})(message)
+    return error
+
+
+class _Proxy:
+    """A tool whose calls go back to the caller. A callable object, not a function, so
+    that the node does not validate arguments against a signature without types: the
+    caller validates them against the real one."""
+
+    def __init__(self, spec: dict[str, Any], call: Callable[..., Any]) -> None:
+        self.__name__ = spec["name"]
+        self._call = call
+        if spec["params"] is not None:
+            self.__signature__ = inspect.Signature(
+                [
+                    inspect.Parameter(
+                        p["name"],
+                        inspect._ParameterKind(p["kind"]),
+                        default=_DEFAULT if p["default"] else inspect.Parameter.empty,
+                    )
+                    for p in spec["params"]
+                ]
+            )
+
+    async def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return await self._call(self.__name__, list(args), kwargs)
+
+
+class _Hosted:
+    """One session on this node and the tool calls waiting for the caller."""
+
+    def __init__(self) -> None:
+        self.session: AsyncSession | None = None
+        self.events: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.calls: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self.ids = itertools.count(1)
+        self.task: asyncio.Task[None] | None = None
+
+    async def call(self, name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        call_id = next(self.ids)
+        self.calls[call_id] = future
+        self.events.put_nowait(
+            {"op": "call", "id": call_id, "name": name, "args": args, "kwargs": kwargs}
+        )
+        try:
+            reply = await future
+        finally:
+            self.calls.pop(call_id, None)
+        if reply.get("ok"):
+            return reply.get("value")
+        raise _remote_error(str(reply.get("error_type")), str(reply.get("message", "")))
+
+    async def execute(self, source: str) -> None:
+        assert self.session is not None
+        try:
+            execution = await self.session.run(source)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            self.events.put_nowait({"op": "failed", "type": type(exc).__name__, "error": str(exc)})
+        else:
+            self.events.put_nowait({"op": "done", "execution": execution.model_dump_json()})
+
+
+class NodeSandbox:
+    """The sandbox machinery of one node, shared by `slots` sessions or samples at once."""
+
+    def __init__(self, policy_json: str, slots: int) -> None:
+        self.policy = SandboxPolicy.model_validate_json(policy_json)
+        self.sandbox = Sandbox(self.policy, spares=min(4, slots))
+        self.node = str(ray.get_runtime_context().get_node_id())
+        self._hosted: dict[str, _Hosted] = {}
+
+    async def ready(self) -> dict[str, Any]:
+        """Start the zygote; where this actor runs."""
+        await asyncio.to_thread(self.sandbox.start)
+        actor = ray.get_runtime_context().get_actor_id()
+        return {"node": self.node, "pid": os.getpid(), "actor": actor}
+
+    async def open_session(
+        self, sid: str, specs: list[dict[str, Any]], policy_digest: str
+    ) -> int | None:
+        """A session with proxies of the caller's tools; its worker's pid."""
+        if policy_digest != self.policy.digest():
+            raise ValueError("the caller's policy is not this node's")
+        hosted = _Hosted()
+        proxies = {spec["name"]: _Proxy(spec, hosted.call) for spec in specs}
+        # The caller times its tools out: here a call waits for the caller's answer.
+        session = AsyncSandbox.wrap(self.sandbox).session(
+            proxies, tool_timeouts=dict.fromkeys(proxies)
+        )
+        hosted.session = await session.start()
+        self._hosted[sid] = hosted
+        return session.pid
+
+    async def run(self, sid: str, source: str) -> dict[str, Any]:
+        """Start a run of `source`; its first event (a tool call, or the end)."""
+        hosted = self._hosted[sid]
+        hosted.task = asyncio.create_task(hosted.execute(source))
+        return await hosted.events.get()
+
+    async def next_event(self, sid: str) -> dict[str, Any]:
+        return await self._hosted[sid].events.get()
+
+    async def reply(self, sid: str, call_id: int, reply: dict[str, Any]) -> None:
+        """The caller's answer to a tool call."""
+        future = self._hosted[sid].calls.get(call_id)
+        if future is not None and not future.done():
+            future.set_result(reply)
+
+    async def cancel(self, sid: str) -> int | None:
+        """Stop the running script (its worker is killed); the session's next pid."""
+        hosted = self._hosted.get(sid)
+        if hosted is None:
+            return None
+        if hosted.task is not None and not hosted.task.done():
+            hosted.task.cancel()
+            await asyncio.wait([hosted.task])
+        for future in hosted.calls.values():
+            future.cancel()
+        hosted.events = asyncio.Queue()
+        return hosted.session.pid if hosted.session else None
+
+    async def close_session(self, sid: str) -> None:
+        await self.cancel(sid)
+        hosted = self._hosted.pop(sid, None)
+        if hosted is not None and hosted.session is not None:
+            await hosted.session.close()
+
+    async def shutdown(self) -> None:
+        """End every session and stop the zygote (before the actor is killed)."""
+        for sid in list(self._hosted):
+            await self.close_session(sid)
+        await asyncio.to_thread(self.sandbox.close)
+
+    async def pid(self) -> int:
+        """This actor's process id (tests kill it to inject a node failure)."""
+        return os.getpid()
