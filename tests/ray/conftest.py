@@ -5,12 +5,14 @@ allows; the sandbox workers mostly wait for a model or a tool."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Any
 
+import psutil
 import pytest
 
-ray = pytest.importorskip("ray", reason="Ray is not installed: pip install 'codeact[ray]'")
+from tests.conftest import _descendants, _expected
 
 #: Each node's object store: only plans, records and tool arguments cross it.
 STORE = 80 * 1024 * 1024
@@ -18,6 +20,7 @@ STORE = 80 * 1024 * 1024
 
 @pytest.fixture(scope="session")
 def cluster() -> Iterator[Any]:
+    import ray
     from ray.cluster_utils import Cluster
 
     started = Cluster(
@@ -38,4 +41,39 @@ def cluster() -> Iterator[Any]:
 @pytest.fixture
 def worker_nodes(cluster: Any) -> set[str]:
     """The ids of the two nodes that take work."""
+    import ray
+
     return {n["NodeID"] for n in ray.nodes() if n["Alive"] and n["Resources"].get("CPU")}
+
+
+def _ray_owned(pid: int) -> bool:
+    """A process of Ray's own: a daemon of the cluster or a worker process, which Ray
+    keeps for reuse after an actor ends."""
+    try:
+        cmdline = psutil.Process(pid).cmdline()
+    except psutil.NoSuchProcess:
+        return True
+    if not cmdline:
+        return False
+    return cmdline[0].startswith("ray::") or "/site-packages/ray/" in " ".join(cmdline[:3])
+
+
+@pytest.fixture(autouse=True)
+def no_leaked_processes() -> Iterator[None]:
+    """The root check, less Ray's processes: whatever else a test started — a zygote or
+    a worker that an actor left behind — must be gone after it."""
+    before = _descendants()
+    yield
+    deadline = time.monotonic() + 10
+    while True:
+        leaked = {p for p in _descendants() - before - _expected() if not _ray_owned(p)}
+        if not leaked or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    details = []
+    for pid in leaked:
+        try:
+            details.append(f"{pid}: {' '.join(psutil.Process(pid).cmdline())[:120]}")
+        except psutil.NoSuchProcess:
+            continue
+    assert not details, f"processes left behind: {details}"
