@@ -74,9 +74,13 @@ class SharedLimiter:
     def __init__(self, ceiling: int) -> None:
         self.limiter = AdaptiveLimiter(ceiling)
         self.held: dict[str, int] = {}
+        self.gone: set[str] = set()
 
     async def acquire(self, holder: str) -> None:
         await self.limiter.acquire()
+        if holder in self.gone:  # it died while waiting: nobody will give this one back
+            await self.limiter.release(ok=False)
+            return
         self.held[holder] = self.held.get(holder, 0) + 1
 
     async def release(self, holder: str, ok: bool) -> None:
@@ -88,6 +92,7 @@ class SharedLimiter:
         await self.limiter.rate_limited(retry_after)
 
     async def forget(self, holder: str) -> None:
+        self.gone.add(holder)
         for _ in range(self.held.pop(holder, 0)):
             await self.limiter.release(ok=False)
 
@@ -127,6 +132,10 @@ class BenchNode(NodeSandbox):
         except Exception as exc:
             attempted = Attempted(crashed(exc, started))
         return AttemptResult.of(attempted, self.node).model_dump_json()
+
+    async def shutdown(self) -> None:
+        await self.source.aclose()
+        await super().shutdown()
 
 
 def _failure(code: str, message: str, started: float) -> Outcome:

@@ -9,6 +9,7 @@ killing its actor is given up on).
 from __future__ import annotations
 
 import asyncio
+import logging
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ import ray
 from codeact.ray.cluster import Placement, alive_nodes, node_alive
 from sandbox import SandboxError
 
+log = logging.getLogger("codeact.ray")
 #: Seconds an actor may take to be placed and start its sandbox.
 READY_TIMEOUT_S = 120.0
 #: Replacements per node and run before the node is given up on.
@@ -51,10 +53,12 @@ class Fleet:
         placement: Placement,
         wanted: int,
         *,
+        per_node: int | None = None,
         on_lost: Callable[[Member], None] | None = None,
     ) -> None:
         self.actor_class, self.args, self.placement = actor_class, args, placement
         self.wanted = wanted
+        self.per_node = per_node
         self.on_lost = on_lost
         self.members: list[Member] = []
         self.notes: list[str] = []
@@ -77,7 +81,7 @@ class Fleet:
                 f"actor: a slot takes {self.placement.cpus_per_slot} CPU and "
                 f"{self.placement.bytes_per_slot // 2**20} MB"
             )
-        per_node = math.ceil(self.wanted / len(usable))
+        per_node = self.per_node or math.ceil(self.wanted / len(usable))
         spawned = await asyncio.gather(
             *(self._spawn(node, self.placement.fit(res, per_node)) for node, res in usable),
             return_exceptions=True,
@@ -91,6 +95,15 @@ class Fleet:
                 raise result
         if not self.members:
             raise SandboxError("no sandbox actor started: " + "; ".join(self.notes))
+        for note in self.notes:
+            log.warning("%s", note)
+        if self.capacity < self.wanted:
+            log.warning(
+                "the Ray cluster has room for %d at once (of %d asked for): each takes "
+                "%s CPU and %d MB on its node",
+                self.capacity, self.wanted, self.placement.cpus_per_slot,
+                self.placement.bytes_per_slot // 2**20,
+            )  # fmt: skip
 
     async def _spawn(self, node: str, slots: int) -> Member:
         remote: Any = ray.remote(self.actor_class).options(**self.placement.options(node, slots))

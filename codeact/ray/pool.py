@@ -82,6 +82,7 @@ class RaySandboxPool(AsyncSandbox):
                     (self._policy.model_dump_json(),),
                     self._placement,
                     self._per_node * max(1, n_nodes),
+                    per_node=self._per_node,
                 )
                 try:
                     await fleet.start()
@@ -155,19 +156,19 @@ class RaySession(AsyncSession):
         try:
             digest = self._pool.policy.digest()
             opened = member.actor.open_session.remote(self._id, specs, digest)
-            self._pid = await self._call(member, opened)
+            self._pid = await self._call(fleet, member, opened)
         except BaseException:
             await fleet.release(member)
             raise
         self._lease, self._toolset = (fleet, member), toolset
         return self
 
-    async def _call(self, member: Member, ref: Any) -> Any:
+    @staticmethod
+    async def _call(fleet: Fleet, member: Member, ref: Any) -> Any:
         try:
             return await ref
         except ray.exceptions.RayActorError as exc:
-            if self._lease is not None:
-                self._lease[0].lost(member)
+            fleet.lost(member)
             text = str(exc).strip().splitlines()[0] if str(exc).strip() else "died"
             raise SandboxError(f"the sandbox actor on node {member.node} died: {text}") from None
         except ray.exceptions.RayTaskError as exc:
@@ -177,20 +178,23 @@ class RaySession(AsyncSession):
         """Run `source` on the session's node; cancelling this call kills the worker."""
         await self.start()
         assert self._lease is not None
-        member = self._lease[1]
+        fleet, member = self._lease
         calls: set[asyncio.Task[None]] = set()
         try:
-            event = await self._call(member, member.actor.run.remote(self._id, source))
+            event = await self._call(fleet, member, member.actor.run.remote(self._id, source))
             while event["op"] == "call":
                 task = asyncio.create_task(self._tool_call(member, event))
                 calls.add(task)
                 task.add_done_callback(calls.discard)
-                event = await self._call(member, member.actor.next_event.remote(self._id))
+                event = await self._call(fleet, member, member.actor.next_event.remote(self._id))
         except asyncio.CancelledError:
             for task in calls:
                 task.cancel()
-            pid = member.actor.cancel.remote(self._id)
-            self._pid = await asyncio.shield(self._call(member, pid))
+            try:
+                pid = member.actor.cancel.remote(self._id)
+                self._pid = await asyncio.shield(self._call(fleet, member, pid))
+            except SandboxError:
+                pass  # the node went with the run: nothing is left to stop
             raise
         if event["op"] == "failed":
             raise SandboxError(f"{event['type']}: {event['error']}")
@@ -212,7 +216,10 @@ class RaySession(AsyncSession):
             loop=asyncio.get_running_loop(),
             max_result_bytes=limits.result_bytes,
         )
-        await member.actor.reply.remote(self._id, event["id"], outcome.reply)
+        try:
+            await member.actor.reply.remote(self._id, event["id"], outcome.reply)
+        except ray.exceptions.RayError:
+            pass  # the actor died: the run's next event says so
 
     async def close(self) -> None:
         """End the session and kill its worker; its slot goes back to the pool."""

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from collections.abc import Callable
 from typing import Any
 
+import psutil
 import pytest
 
 pytest.importorskip("ray", reason="Ray is not installed: pip install 'codeact[ray]'")
@@ -15,7 +17,7 @@ pytest.importorskip("ray", reason="Ray is not installed: pip install 'codeact[ra
 from codeact import Agent
 from codeact.models import ScriptedModel
 from codeact.ray import RaySandboxPool
-from sandbox import AsyncSandbox, ErrorCode, FinalResult, SandboxPolicy
+from sandbox import AsyncSandbox, ErrorCode, FinalResult, SandboxError, SandboxPolicy
 
 Factory = Callable[[SandboxPolicy], AsyncSandbox]
 POLICY = SandboxPolicy.preset("default")
@@ -155,5 +157,38 @@ def test_sessions_are_pinned_and_spread_over_the_nodes(worker_nodes: set[str]) -
                 assert ex.output == FinalResult(value=i) and s.node == nodes[i]
                 await s.close()
             assert set(nodes) == worker_nodes
+
+    asyncio.run(main())
+
+
+def _actor_of(worker_pid: int) -> psutil.Process:
+    """The node actor whose zygote forked `worker_pid`."""
+    for parent in psutil.Process(worker_pid).parents():
+        if (parent.cmdline() or [""])[0].startswith("ray::NodeSandbox"):
+            return parent
+    raise AssertionError(f"no sandbox actor above worker {worker_pid}")
+
+
+@pytest.mark.timeout(120)
+def test_a_dead_node_actor_fails_its_session_and_is_replaced(worker_nodes: set[str]) -> None:
+    async def main() -> None:
+        async with RaySandboxPool(POLICY, sessions_per_node=2) as pool:
+            async with pool.session() as s:
+                await s.run("x = 1")
+                assert s.pid is not None
+                lost = s.node
+                _actor_of(s.pid).kill()
+                with pytest.raises(SandboxError, match="died"):
+                    await s.run("final_result(x)")
+            deadline = time.monotonic() + 60
+            while sorted(pool.nodes) != sorted(worker_nodes) and time.monotonic() < deadline:
+                await asyncio.sleep(0.2)
+            assert sorted(pool.nodes) == sorted(worker_nodes), "the dead actor was not replaced"
+            sessions = [await pool.session().start() for _ in range(4)]
+            assert lost in {s.node for s in sessions}
+            for s in sessions:
+                ex = await s.run("final_result('fine')")
+                assert ex.output == FinalResult(value="fine")
+                await s.close()
 
     asyncio.run(main())
