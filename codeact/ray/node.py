@@ -139,6 +139,9 @@ class NodeSandbox:
     async def run(self, sid: str, source: str) -> dict[str, Any]:
         """Start a run of `source`; its first event (a tool call, or the end)."""
         hosted = self._hosted[sid]
+        # Each run has its own queue: a caller's call still waiting on the last one
+        # (a run that was cancelled) is woken by `cancel` and never sees this run's events.
+        hosted.events = asyncio.Queue()
         hosted.task = asyncio.create_task(hosted.execute(source))
         return await hosted.events.get()
 
@@ -161,7 +164,7 @@ class NodeSandbox:
             await asyncio.wait([hosted.task])
         for future in hosted.calls.values():
             future.cancel()
-        hosted.events = asyncio.Queue()
+        hosted.events.put_nowait({"op": "cancelled"})
         return hosted.session.pid if hosted.session else None
 
     async def close_session(self, sid: str) -> None:

@@ -198,6 +198,8 @@ class RaySession(AsyncSession):
             raise
         if event["op"] == "failed":
             raise SandboxError(f"{event['type']}: {event['error']}")
+        if event["op"] != "done":
+            raise SandboxError(f"the run ended on its node without a result: {event['op']}")
         execution = Execution.model_validate_json(event["execution"])
         self._pool._confinement = dict(execution.confinement)
         return execution

@@ -95,8 +95,14 @@ def test_limits_hold(make: Factory) -> None:
                                                           "cpu_hard_s": 0.8})}
     )  # fmt: skip
 
+    def slow() -> str:
+        time.sleep(3)
+        return "late"
+
     async def main() -> None:
-        async with make(policy) as sb, sb.session() as s:
+        async with make(policy) as sb, sb.session({"slow": slow}, tool_timeouts={"slow": 0.3}) as s:
+            ex = await s.run("slow()")
+            assert "did not finish within 0.3 s" in ex.output.message  # type: ignore[union-attr]
             ex = await s.run("while True:\n    pass")
             assert ex.output.type == "error"
             assert ex.error_code in (ErrorCode.CPU_LIMIT, ErrorCode.TIMEOUT), ex
