@@ -1,8 +1,8 @@
 """`NodeSandbox`: the actor on each node — a started `Sandbox` and the sessions in it.
 
-A session's tools are proxies: a call from a script becomes an event the caller
-fetches (``run``/``next_event``), carries out in its own process and answers with
-``reply``. Only JSON crosses: tool names and parameter names go in, arguments and
+A session's tools (and its gate) are proxies: a call from a script becomes an event
+the caller fetches (``run``/``next_event``), carries out in its own process and
+answers with ``reply``. Only JSON crosses: tool names and parameter names go in, arguments and
 results as JSON values, and each run's `Execution` comes back as JSON text.
 """
 
@@ -49,9 +49,9 @@ class _Proxy:
     that the node does not validate arguments against a signature without types: the
     caller validates them against the real one."""
 
-    def __init__(self, spec: dict[str, Any], call: Callable[..., Any]) -> None:
+    def __init__(self, spec: dict[str, Any], hosted: _Hosted) -> None:
         self.__name__ = spec["name"]
-        self._call = call
+        self._hosted = hosted
         if spec["params"] is not None:
             self.__signature__ = inspect.Signature(
                 [
@@ -65,33 +65,45 @@ class _Proxy:
             )
 
     async def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return await self._call(self.__name__, list(args), kwargs)
+        event = {"op": "call", "name": self.__name__, "args": list(args), "kwargs": kwargs}
+        reply = await self._hosted.ask(event)
+        if reply.get("ok"):
+            return reply.get("value")
+        raise _remote_error(str(reply.get("error_type")), str(reply.get("message", "")))
 
 
 class _Hosted:
-    """One session on this node and the tool calls waiting for the caller."""
+    """One session on this node and the questions waiting for the caller's answer."""
 
     def __init__(self) -> None:
         self.session: AsyncSession | None = None
         self.events: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-        self.calls: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self.waiting: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self.ids = itertools.count(1)
         self.task: asyncio.Task[None] | None = None
 
-    async def call(self, name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    async def ask(self, event: dict[str, Any]) -> dict[str, Any]:
+        """Send `event` (a tool call, or a question for the gate) to the caller and wait
+        for its answer; if the wait is cancelled (the node's tool timeout), say so."""
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        call_id = next(self.ids)
-        self.calls[call_id] = future
-        self.events.put_nowait(
-            {"op": "call", "id": call_id, "name": name, "args": args, "kwargs": kwargs}
-        )
+        ident = next(self.ids)
+        self.waiting[ident] = future
+        events = self.events
+        events.put_nowait({**event, "id": ident})
         try:
-            reply = await future
+            return await future
+        except asyncio.CancelledError:
+            events.put_nowait({"op": "abandon", "id": ident})
+            raise
         finally:
-            self.calls.pop(call_id, None)
-        if reply.get("ok"):
-            return reply.get("value")
-        raise _remote_error(str(reply.get("error_type")), str(reply.get("message", "")))
+            self.waiting.pop(ident, None)
+
+    async def gate(self, name: str, arguments: dict[str, Any]) -> str | None:
+        reply = await self.ask({"op": "gate", "name": name, "arguments": arguments})
+        if "error_type" in reply:
+            raise _remote_error(str(reply["error_type"]), str(reply.get("message", "")))
+        refusal = reply.get("refusal")
+        return None if refusal is None else str(refusal)
 
     async def execute(self, source: str) -> None:
         assert self.session is not None
@@ -120,17 +132,19 @@ class NodeSandbox:
         actor = ray.get_runtime_context().get_actor_id()
         return {"node": self.node, "pid": os.getpid(), "actor": actor}
 
-    async def open_session(
-        self, sid: str, specs: list[dict[str, Any]], policy_digest: str
-    ) -> int | None:
-        """A session with proxies of the caller's tools; its worker's pid."""
-        if policy_digest != self.policy.digest():
+    async def open_session(self, sid: str, spec: dict[str, Any]) -> int | None:
+        """A session with proxies of the caller's tools (and gate); its worker's pid.
+
+        `spec`: ``policy`` (the caller's digest), ``tools`` (`tool_spec` of each),
+        ``timeouts`` (per-tool overrides) and ``gated``."""
+        if spec["policy"] != self.policy.digest():
             raise ValueError("the caller's policy is not this node's")
         hosted = _Hosted()
-        proxies = {spec["name"]: _Proxy(spec, hosted.call) for spec in specs}
-        # The caller times its tools out: here a call waits for the caller's answer.
+        proxies = {tool["name"]: _Proxy(tool, hosted) for tool in spec["tools"]}
         session = AsyncSandbox.wrap(self.sandbox).session(
-            proxies, tool_timeouts=dict.fromkeys(proxies)
+            proxies,
+            gate=hosted.gate if spec["gated"] else None,
+            tool_timeouts=spec["timeouts"],
         )
         hosted.session = await session.start()
         self._hosted[sid] = hosted
@@ -148,9 +162,9 @@ class NodeSandbox:
     async def next_event(self, sid: str) -> dict[str, Any]:
         return await self._hosted[sid].events.get()
 
-    async def reply(self, sid: str, call_id: int, reply: dict[str, Any]) -> None:
-        """The caller's answer to a tool call."""
-        future = self._hosted[sid].calls.get(call_id)
+    async def reply(self, sid: str, ident: int, reply: dict[str, Any]) -> None:
+        """The caller's answer to a tool call or a gate question."""
+        future = self._hosted[sid].waiting.get(ident)
         if future is not None and not future.done():
             future.set_result(reply)
 
@@ -162,7 +176,7 @@ class NodeSandbox:
         if hosted.task is not None and not hosted.task.done():
             hosted.task.cancel()
             await asyncio.wait([hosted.task])
-        for future in hosted.calls.values():
+        for future in hosted.waiting.values():
             future.cancel()
         hosted.events.put_nowait({"op": "cancelled"})
         return hosted.session.pid if hosted.session else None

@@ -3,8 +3,9 @@ them here — ``async with pool.session(tools=...) as s: await s.run(src)``.
 
 A session holds a slot of one node's actor for its whole life, so its variables live
 in one worker. Its tools never leave this process: the node's session has proxies
-whose calls come back here as events, run here (validated, gated and timed out by the
-same `ToolSet` a local session uses) and are answered. The pool is an `AsyncSandbox`,
+whose calls come back here as events, are validated and run here, and answered; the
+node's own `ToolSet` asks the gate (which also runs here), times the calls out and
+records them, as for a local session. The pool is an `AsyncSandbox`,
 so ``Agent.run(task, sandbox=pool)`` takes it as it takes a local one.
 """
 
@@ -18,11 +19,12 @@ from typing import Any, Self
 
 import ray
 
+from codeact.ray.calls import CallerTools, describe, reply_failed
 from codeact.ray.cluster import Connection, Placement, alive_nodes
 from codeact.ray.fleet import Fleet, Member
 from codeact.ray.node import NodeSandbox, tool_spec
 from sandbox import AsyncSandbox, AsyncSession, Execution, SandboxError, SandboxPolicy
-from sandbox.tools import ToolGate, ToolSet
+from sandbox.tools import ToolGate
 
 
 class RaySandboxPool(AsyncSandbox):
@@ -52,8 +54,9 @@ class RaySandboxPool(AsyncSandbox):
         self._connection = Connection(address)
         self._fleet: Fleet | None = None
         self._starting: asyncio.Lock | None = None
-        self._executor = concurrent.futures.ThreadPoolExecutor(8, "ray-pool-tool")
         self._confinement: dict[str, str] = {}
+        #: Sync tools run here, off the event loop, as a local sandbox's do.
+        self._threads = concurrent.futures.ThreadPoolExecutor(32, "ray-pool-tool")
 
     @property
     def policy(self) -> SandboxPolicy:
@@ -100,6 +103,8 @@ class RaySandboxPool(AsyncSandbox):
                 await fleet.close()
         finally:
             await asyncio.to_thread(self._connection.close)
+            self._threads.shutdown(wait=False, cancel_futures=True)
+            self._threads = concurrent.futures.ThreadPoolExecutor(32, "ray-pool-tool")
 
     def session(
         self,
@@ -133,7 +138,7 @@ class RaySession(AsyncSession):
         self._tool_timeouts = tool_timeouts
         self._id = uuid.uuid4().hex
         self._lease: tuple[Fleet, Member] | None = None
-        self._toolset: ToolSet | None = None
+        self._callee: CallerTools | None = None
         self._pid: int | None = None
 
     @property
@@ -150,17 +155,21 @@ class RaySession(AsyncSession):
         """Take a slot on a node and a worker there."""
         if self._lease is not None:
             return self
-        toolset = ToolSet(self._tools, gate=self._gate, timeouts=self._tool_timeouts)
+        callee = CallerTools(self._tools, self._pool._threads)
+        spec = {
+            "policy": self._pool.policy.digest(),
+            "tools": [tool_spec(name, fn) for name, fn in (self._tools or {}).items()],
+            "timeouts": dict(self._tool_timeouts or {}),
+            "gated": self._gate is not None,
+        }
         fleet, member = await self._pool._lease()
-        specs = [tool_spec(name, fn) for name, fn in (self._tools or {}).items()]
         try:
-            digest = self._pool.policy.digest()
-            opened = member.actor.open_session.remote(self._id, specs, digest)
+            opened = member.actor.open_session.remote(self._id, spec)
             self._pid = await self._call(fleet, member, opened)
         except BaseException:
             await fleet.release(member)
             raise
-        self._lease, self._toolset = (fleet, member), toolset
+        self._lease, self._callee = (fleet, member), callee
         return self
 
     @staticmethod
@@ -179,23 +188,27 @@ class RaySession(AsyncSession):
         await self.start()
         assert self._lease is not None
         fleet, member = self._lease
-        calls: set[asyncio.Task[None]] = set()
+        answering: dict[int, asyncio.Task[None]] = {}
         try:
             event = await self._call(fleet, member, member.actor.run.remote(self._id, source))
-            while event["op"] == "call":
-                task = asyncio.create_task(self._tool_call(member, event))
-                calls.add(task)
-                task.add_done_callback(calls.discard)
+            while event["op"] in ("call", "gate", "abandon"):
+                if event["op"] == "abandon":  # the node timed the call out
+                    task = answering.pop(event["id"], None)
+                    if task is not None:
+                        task.cancel()
+                else:
+                    answering[event["id"]] = asyncio.create_task(self._answer(member, event))
                 event = await self._call(fleet, member, member.actor.next_event.remote(self._id))
         except asyncio.CancelledError:
-            for task in calls:
-                task.cancel()
             try:
                 pid = member.actor.cancel.remote(self._id)
                 self._pid = await asyncio.shield(self._call(fleet, member, pid))
             except SandboxError:
                 pass  # the node went with the run: nothing is left to stop
             raise
+        finally:
+            for task in answering.values():
+                task.cancel()
         if event["op"] == "failed":
             raise SandboxError(f"{event['type']}: {event['error']}")
         if event["op"] != "done":
@@ -204,22 +217,23 @@ class RaySession(AsyncSession):
         self._pool._confinement = dict(execution.confinement)
         return execution
 
-    async def _tool_call(self, member: Member, event: dict[str, Any]) -> None:
-        """Carry out one tool call here and send the answer back."""
-        assert self._toolset is not None
-        limits = self._pool.policy.limits
-        outcome = await asyncio.to_thread(
-            self._toolset.invoke,
-            str(event["name"]),
-            list(event["args"]),
-            dict(event["kwargs"]),
-            timeout=limits.tool_timeout_s,
-            executor=self._pool._executor,
-            loop=asyncio.get_running_loop(),
-            max_result_bytes=limits.result_bytes,
-        )
+    async def _answer(self, member: Member, event: dict[str, Any]) -> None:
+        """Carry out a tool call (or ask the gate) here and send the answer back."""
+        reply: dict[str, Any]
+        if event["op"] == "gate":
+            assert self._gate is not None
+            try:
+                reply = {"refusal": await self._gate(str(event["name"]), dict(event["arguments"]))}
+            except asyncio.CancelledError:
+                raise
+            except BaseException as exc:  # the call fails with the gate's error, as here
+                reply = reply_failed(type(exc).__name__, describe(exc))
+        else:
+            assert self._callee is not None
+            name, args, kwargs = str(event["name"]), list(event["args"]), dict(event["kwargs"])
+            reply = await self._callee.call(name, args, kwargs)
         try:
-            await member.actor.reply.remote(self._id, event["id"], outcome.reply)
+            await member.actor.reply.remote(self._id, event["id"], reply)
         except ray.exceptions.RayError:
             pass  # the actor died: the run's next event says so
 

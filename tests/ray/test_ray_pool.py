@@ -62,6 +62,8 @@ def test_tools_run_in_the_callers_process(make: Factory) -> None:
 
     async def gate(name: str, arguments: dict[str, Any]) -> str | None:
         asked.append((name, arguments))
+        if arguments.get("item") == "boom":
+            raise RuntimeError("the gate broke")
         return "not today" if name == "fetch" and arguments["item"] == "no" else None
 
     async def main() -> None:
@@ -83,6 +85,8 @@ def test_tools_run_in_the_callers_process(make: Factory) -> None:
             assert ex.output.type == "error" and "qty" in ex.output.message  # type: ignore[union-attr]
             ex = await s.run("fetch('no')")
             assert "not approved: not today" in ex.output.message  # type: ignore[union-attr]
+            ex = await s.run("fetch('boom')")
+            assert "the gate broke" in ex.output.message  # type: ignore[union-attr]
         assert ("fetch", {"item": "no"}) in asked
 
     asyncio.run(main())
