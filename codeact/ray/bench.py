@@ -12,6 +12,7 @@ again, on another node where one has room), and the actor is replaced.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from typing import Any
 
@@ -26,11 +27,13 @@ from codeact.bench.runner import BenchConfig
 from codeact.bench.sample import Outcome, SamplePlan, crashed
 from codeact.bench.sources import ModelSource
 from codeact.output import AgentOutput
-from codeact.ray.cluster import Connection, Placement, here
+from codeact.ray.cluster import Connection, Placement, alive_nodes, here
 from codeact.ray.fleet import Fleet, Member, NoCapacity
 from codeact.ray.node import NodeSandbox
 from codeact.summary import UsageSummary
 from sandbox import SandboxPolicy
+
+log = logging.getLogger("codeact.ray")
 
 
 class AttemptResult(BaseModel):
@@ -98,29 +101,64 @@ class SharedLimiter:
 
 
 class RemoteLimiter:
-    """A node's view of `SharedLimiter` (a `ConnectionLimiter`)."""
+    """A node's view of `SharedLimiter` (a `ConnectionLimiter`). Should the shared one
+    be lost (its node died), the node goes on under a limit of its own, its share of
+    the ceiling, rather than failing every model call from then on."""
 
-    def __init__(self, handle: Any, holder: str) -> None:
-        self.handle, self.holder = handle, holder
+    def __init__(self, handle: Any, holder: str, share: int) -> None:
+        self.handle, self.holder, self.share = handle, holder, share
+        self.own: AdaptiveLimiter | None = None
+        #: Which limiter each model call in flight (one per task) was let through by.
+        self._through: dict[asyncio.Task[Any] | None, AdaptiveLimiter | None] = {}
+
+    def _lost(self, exc: Exception) -> AdaptiveLimiter:
+        if self.own is None:
+            log.warning("the run's connection limiter is gone (%s): %d here", exc, self.share)
+            self.own = AdaptiveLimiter(self.share)
+        return self.own
 
     async def acquire(self) -> None:
-        await self.handle.acquire.remote(self.holder)
+        limiter = self.own
+        if limiter is None:
+            try:
+                await self.handle.acquire.remote(self.holder)
+            except ray.exceptions.RayActorError as exc:
+                limiter = self._lost(exc)
+        if limiter is not None:
+            await limiter.acquire()
+        self._through[asyncio.current_task()] = limiter
 
     async def release(self, *, ok: bool) -> None:
-        await self.handle.release.remote(self.holder, ok)
+        limiter = self._through.pop(asyncio.current_task(), None)
+        if limiter is not None:
+            await limiter.release(ok=ok)
+            return
+        try:
+            await self.handle.release.remote(self.holder, ok)
+        except ray.exceptions.RayActorError as exc:
+            self._lost(exc)
 
     async def rate_limited(self, retry_after: float | None) -> None:
-        await self.handle.rate_limited.remote(retry_after)
+        if self.own is not None:
+            await self.own.rate_limited(retry_after)
+            return
+        try:
+            await self.handle.rate_limited.remote(retry_after)
+        except ray.exceptions.RayActorError as exc:
+            await self._lost(exc).rate_limited(retry_after)
 
 
 class BenchNode(NodeSandbox):
     """A node's sandbox actor that also runs whole samples."""
 
-    def __init__(self, policy_json: str, config: BenchConfig, limiter: Any, slots: int) -> None:
+    def __init__(
+        self, policy_json: str, config: BenchConfig, limiter: Any, share: int, slots: int
+    ) -> None:
         super().__init__(policy_json, slots)
         self.config = config
         self.source = ModelSource(config.model, config.suite, config.model_factory)
-        self.limiter = RemoteLimiter(limiter, str(ray.get_runtime_context().get_actor_id()))
+        holder = str(ray.get_runtime_context().get_actor_id())
+        self.limiter = RemoteLimiter(limiter, holder, share)
 
     async def run_sample(self, plan: SamplePlan) -> str:
         """One attempt of `plan`, as `AttemptResult` JSON."""
@@ -176,11 +214,14 @@ class RayBackend:
                 .options(
                     num_cpus=0,
                     max_concurrency=max(64, 4 * self.config.concurrency),
-                    scheduling_strategy=NodeAffinitySchedulingStrategy(here(), soft=True),
+                    # On the driver's node, which lives as long as the run does (a soft
+                    # affinity lets Ray put it on any node, seen on a head without CPUs).
+                    scheduling_strategy=NodeAffinitySchedulingStrategy(here(), soft=False),
                 )
                 .remote(ceiling)
             )
-            args = (self.policy.model_dump_json(), self.config, self.limiter)
+            share = max(1, ceiling // max(1, len(alive_nodes())))
+            args = (self.policy.model_dump_json(), self.config, self.limiter, share)
             self.fleet = Fleet(
                 BenchNode, args, self.placement, self.config.concurrency, on_lost=self._forget
             )

@@ -25,7 +25,13 @@ def cluster() -> Iterator[Any]:
 
     started = Cluster(
         initialize_head=True,
-        head_node_args={"num_cpus": 0, "include_dashboard": False, "object_store_memory": STORE},
+        head_node_args={
+            "num_cpus": 0,
+            "include_dashboard": False,
+            "object_store_memory": STORE,
+            # A node that dies is declared dead in about 2 s rather than Ray's 15.
+            "_system_config": {"health_check_period_ms": 500, "health_check_failure_threshold": 4},
+        },
     )
     try:
         for _ in range(2):

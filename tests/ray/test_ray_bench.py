@@ -5,11 +5,13 @@ mid-run without losing or doubling a sample."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import os
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -124,6 +126,53 @@ def test_a_killed_sandbox_actor_loses_no_sample(
     # The dead actor was replaced: samples that started after the kill ran on its node.
     order = [records[i] for i in observer.finished_ids]
     assert any(r.node == lost_node for r in order[observer.killed_at + len(crashed) :])
+
+
+@pytest.mark.timeout(240)
+def test_a_node_that_dies_mid_run_loses_no_sample(
+    cluster: Any, worker_nodes: set[str], tmp_path: Path
+) -> None:
+    import ray
+
+    extra = cluster.add_node(num_cpus=4, object_store_memory=80 * 1024 * 1024)
+    cluster.wait_for_nodes()
+    doomed = (
+        {n["NodeID"] for n in ray.nodes() if n["Alive"]}
+        - worker_nodes
+        - {n["NodeID"] for n in ray.nodes() if not n["Resources"].get("CPU")}
+    )
+    assert len(doomed) == 1
+    (doomed_id,) = doomed
+
+    class _RemoveNode(Observer):
+        def __init__(self) -> None:
+            self.count = 0
+            self.remover: threading.Thread | None = None
+
+        def finished(self, record: SampleRecord) -> None:
+            self.count += 1
+            if self.count == 12:
+                kill = functools.partial(cluster.remove_node, extra, allow_graceful=False)
+                self.remover = threading.Thread(target=kill)
+                self.remover.start()
+
+    suite = load_suite("m3tooleval")
+    observer = _RemoveNode()
+    with serving(suite, latency_s=0.15) as server:
+        config = BenchConfig(
+            suite=suite, model=f"openai-compatible:golden@{server.url}", log_dir=tmp_path,
+            concurrency=9, backend="ray", ray_address=cluster.address,
+        )  # fmt: skip
+        summary = asyncio.run(run_bench(config, observer))
+    assert observer.remover is not None
+    observer.remover.join(30)
+    records = _records(tmp_path)
+    assert (len(records), summary.samples, summary.passed) == (82, 82, 82)
+    crashed = [r for r in records.values() if r.attempts]
+    assert crashed and all(a.node == doomed_id for r in crashed for a in r.attempts)
+    # Retried elsewhere: the node is gone, so nothing replaced its actor.
+    assert all(r.node in worker_nodes for r in crashed)
+    assert {r.node for r in records.values()} == worker_nodes | {doomed_id}
 
 
 @pytest.mark.timeout(180)

@@ -1,16 +1,18 @@
-"""The pieces of the Ray backend that need no cluster: placement and the shared limiter."""
+"""The pieces of the Ray backend that need no cluster: placement and the limiters."""
 
 from __future__ import annotations
 
 import asyncio
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
-pytest.importorskip("ray", reason="Ray is not installed: pip install 'codeact[ray]'")
+ray = pytest.importorskip("ray", reason="Ray is not installed: pip install 'codeact[ray]'")
 
-from codeact.ray.bench import SharedLimiter
-from codeact.ray.cluster import ACTOR_BASE_BYTES, Placement
-from sandbox import SandboxPolicy
+from codeact.ray.bench import RemoteLimiter, SharedLimiter  # noqa: E402
+from codeact.ray.cluster import ACTOR_BASE_BYTES, Placement  # noqa: E402
+from sandbox import SandboxPolicy  # noqa: E402
 
 GB = 1 << 30
 
@@ -44,5 +46,35 @@ def test_a_lost_nodes_connections_are_given_back() -> None:
         assert shared.limiter.in_flight == 0
         await shared.release("c", True)  # a release nobody acquired changes nothing
         assert shared.limiter.in_flight == 0
+
+    asyncio.run(main())
+
+
+class _Gone:
+    """An actor handle whose actor died: every call raises as Ray's do."""
+
+    def __getattr__(self, name: str) -> Any:
+        async def fail(*args: object) -> None:
+            raise ray.exceptions.ActorDiedError()
+
+        return SimpleNamespace(remote=fail)
+
+
+def test_nodes_go_on_under_their_share_when_the_shared_limiter_is_lost() -> None:
+    async def main() -> None:
+        limiter = RemoteLimiter(_Gone(), "node-a", share=1)
+
+        async def call() -> None:
+            await limiter.acquire()
+            await asyncio.sleep(0.05)
+            await limiter.release(ok=True)
+
+        first = asyncio.create_task(call())
+        await asyncio.sleep(0.01)
+        second = asyncio.create_task(limiter.acquire())
+        await asyncio.sleep(0.01)
+        assert limiter.own is not None and not second.done()  # one at a time here now
+        await first
+        await asyncio.wait_for(second, 1)
 
     asyncio.run(main())
