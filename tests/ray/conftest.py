@@ -1,5 +1,6 @@
-"""One small two-node Ray cluster on this machine for every Ray test (Ray's own test
-cluster). The head node takes no work (num_cpus=0): samples and sessions run on the
+"""One small two-node Ray cluster on this machine for the Ray tests (Ray's own test
+cluster), started by the first test that needs it and stopped after the last Ray test
+in a row. The head node takes no work (num_cpus=0): samples and sessions run on the
 two worker nodes, each declaring 4 CPUs — more than the machine's cores, which Ray
 allows; the sandbox workers mostly wait for a model or a tool."""
 
@@ -7,6 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import psutil
@@ -18,8 +20,10 @@ from tests.conftest import _descendants, _expected
 STORE = 80 * 1024 * 1024
 
 
-@pytest.fixture(scope="session")
-def cluster() -> Iterator[Any]:
+_CLUSTER: list[Any] = []  # the running cluster, if any
+
+
+def _start_cluster() -> Any:
     import ray
     from ray.cluster_utils import Cluster
 
@@ -33,15 +37,38 @@ def cluster() -> Iterator[Any]:
             "_system_config": {"health_check_period_ms": 500, "health_check_failure_threshold": 4},
         },
     )
-    try:
-        for _ in range(2):
-            started.add_node(num_cpus=4, object_store_memory=STORE)
-        started.wait_for_nodes()
-        ray.init(address=started.address, log_to_driver=False)
-        yield started
-    finally:
+    _CLUSTER.append(started)
+    for _ in range(2):
+        started.add_node(num_cpus=4, object_store_memory=STORE)
+    started.wait_for_nodes()
+    ray.init(address=started.address, log_to_driver=False)
+    return started
+
+
+def _stop_cluster() -> None:
+    import ray
+
+    while _CLUSTER:
         ray.shutdown()
-        started.shutdown()
+        _CLUSTER.pop().shutdown()
+
+
+@pytest.fixture
+def cluster() -> Any:
+    """The cluster, started by the first test that needs it."""
+    return _CLUSTER[0] if _CLUSTER else _start_cluster()
+
+
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """Stop the cluster once the Ray tests of this process are done: the tests that
+    follow check that nothing they did not start is running."""
+    here = Path(__file__).parent
+    if nextitem is None or here not in Path(nextitem.path).parents:
+        _stop_cluster()
+
+
+def pytest_sessionfinish() -> None:
+    _stop_cluster()
 
 
 @pytest.fixture
