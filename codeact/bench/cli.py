@@ -67,6 +67,14 @@ def _add_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     run.add_argument("--policy", default="default", help="strict, default or a policy file")
     run.add_argument("--max-steps", type=int, default=10, metavar="N")
     run.add_argument("--retry-on-error", type=int, default=1, metavar="N")
+    run.add_argument(
+        "--backend", choices=("local", "ray"), default="local",
+        help="run samples here or on a Ray cluster (pip install 'codeact[ray]')",
+    )  # fmt: skip
+    run.add_argument(
+        "--ray-address", metavar="ADDRESS",
+        help="Ray cluster to use (auto, ray://HOST:PORT, ...); default: a local Ray for the run",
+    )  # fmt: skip
     run.add_argument("--display", choices=("rich", "plain", "none"))
     run.add_argument("--json", action="store_true", help="print the summary as JSON")
     run.set_defaults(handler=run_suite)
@@ -140,11 +148,17 @@ def run_suite(args: argparse.Namespace) -> int:
             protocol=args.protocol, action_modes=_modes(args.action_mode), epochs=args.epochs,
             tasks=args.tasks, limit=args.limit, policy=args.policy, max_steps=args.max_steps,
             concurrency=args.concurrency, max_connections=args.max_connections,
-            retry_on_error=args.retry_on_error,
+            retry_on_error=args.retry_on_error, backend=args.backend,
+            ray_address=args.ray_address,
         )  # fmt: skip
         config.check()
         display = make_display("none" if args.json and args.display is None else args.display)
         summary = asyncio.run(run_bench(config, display))
+    except ImportError as exc:
+        if args.backend != "ray":
+            raise
+        print(f"codeact bench run: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     except (SuiteError, LogDirError, PolicyError, ModelError, ValueError) as exc:
         print(f"codeact bench run: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -111,6 +111,11 @@ def _sample(record: SampleRecord) -> str:
         body.append(f"<p class=error>{escape(record.failure_message)}</p>")
     if record.retries:
         body.append(f"<p class=meta>{len(record.retries)} model call retries</p>")
+    for attempt in record.attempts:
+        where = f" on node {escape(attempt.node)}" if attempt.node else ""
+        body.append(f"<p class=meta>an earlier attempt{where}: {escape(attempt.failure_code)}</p>")
+    if record.node:
+        body.append(f"<p class=meta>ran on Ray node {escape(record.node)}</p>")
     transcript = record.transcript
     messages = transcript.messages if transcript else []
     body.extend(_message(m) for m in messages if getattr(m, "role", "") != "system")

@@ -11,7 +11,7 @@ import asyncio
 import random
 from collections.abc import AsyncIterator, Sequence
 
-from codeact.bench.limiter import AdaptiveLimiter
+from codeact.bench.limiter import ConnectionLimiter
 from codeact.bench.records import ModelRetry
 from codeact.messages import Ai, Message
 from codeact.models.base import Done, Model, StreamEvent, TextDelta, ToolLike
@@ -34,7 +34,7 @@ class LimitedModel(Model):
     def __init__(
         self,
         inner: Model,
-        limiter: AdaptiveLimiter,
+        limiter: ConnectionLimiter,
         *,
         max_retries: int = 6,
         max_wait_s: float = 60.0,

@@ -11,6 +11,18 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import Protocol
+
+
+class ConnectionLimiter(Protocol):
+    """What a sample's model calls go through: `AdaptiveLimiter`, or a proxy of one
+    shared by every node of a cluster (``codeact.ray.bench``)."""
+
+    async def acquire(self) -> None: ...
+
+    async def release(self, *, ok: bool) -> None: ...
+
+    async def rate_limited(self, retry_after: float | None) -> None: ...
 
 
 class AdaptiveLimiter:

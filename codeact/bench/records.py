@@ -49,6 +49,7 @@ class Attempt(_Record):
     failure_code: str
     message: str
     duration_s: float
+    node: str | None = Field(None, description="The Ray node it ran on (None: run locally).")
 
 
 class SampleRecord(_Record):
@@ -69,6 +70,9 @@ class SampleRecord(_Record):
     turns: int = Field(description="Model replies in the run.")
     usage: UsageSummary
     duration_s: float
+    node: str | None = Field(
+        None, description="Id of the Ray node that ran it (--backend ray); None when local."
+    )
     failure_code: str | None = None
     failure_message: str | None = None
     retries: list[ModelRetry] = Field(default_factory=list)
@@ -104,6 +108,10 @@ class RunInfo(_Record):
     retry_on_error: int
     versions: dict[str, str]
     started_at: list[str] = Field(description="ISO 8601 UTC, one per invocation.")
+    backends: list[str] = Field(
+        default_factory=list,
+        description="Where each invocation ran its samples: local, or ray at an address.",
+    )
 
 
 class GroupStats(_Record):

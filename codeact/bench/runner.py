@@ -1,7 +1,8 @@
 """`run_bench`: every sample of a run, `concurrency` at a time, logged as they finish.
 
-Samples already in the log directory are skipped (resume); the rest run with one
-shared `Sandbox` and one connection limiter. A sample that ends in an infrastructure
+Samples already in the log directory are skipped (resume); the rest run on a backend
+(`codeact.bench.backend`: one shared `Sandbox` here, or sandbox actors on a Ray
+cluster) under one connection limiter. A sample that ends in an infrastructure
 failure runs again, up to `retry_on_error` more times; a model's failure is kept.
 """
 
@@ -13,9 +14,10 @@ import platform
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
+from codeact.bench.backend import Backend, LocalBackend
 from codeact.bench.ids import sample_id, seed_for
-from codeact.bench.limited import LimitedModel
 from codeact.bench.limiter import AdaptiveLimiter
 from codeact.bench.logdir import LogDir, LogDirError
 from codeact.bench.records import (
@@ -27,12 +29,12 @@ from codeact.bench.records import (
     SampleRecord,
     Summary,
 )
-from codeact.bench.sample import Outcome, SamplePlan, run_codeact_sample, to_record
+from codeact.bench.sample import Outcome, SamplePlan, to_record
 from codeact.bench.sources import ModelSource
 from codeact.bench.suite import BenchTask, Suite, SuiteError, select_tasks
 from codeact.bench.summarize import summarize
 from codeact.models.base import Model
-from sandbox import Sandbox, SandboxPolicy
+from sandbox import SandboxPolicy
 
 ACTION_MODES: tuple[ActionMode, ...] = ("code", "json", "text")
 
@@ -56,6 +58,11 @@ class BenchConfig:
     retry_on_error: int = 1
     #: Instead of `model`'s spec: a function giving each sample's model (for library use).
     model_factory: Callable[[BenchTask], Model] | None = None
+    #: Where samples run: here, or on a Ray cluster (``codeact[ray]``).
+    backend: Literal["local", "ray"] = "local"
+    #: The cluster for ``backend="ray"``: ``auto``, ``ray://HOST:PORT``, ...; None starts
+    #: a local Ray for the run and stops it after.
+    ray_address: str | None = None
 
     def check(self) -> None:
         """`SuiteError` for settings that cannot work together."""
@@ -63,6 +70,10 @@ class BenchConfig:
             raise SuiteError("--epochs, --concurrency and --max-steps must be at least 1")
         if self.max_connections is not None and self.max_connections < 1:
             raise SuiteError("--max-connections must be at least 1")
+        if self.backend not in ("local", "ray"):
+            raise SuiteError(f"--backend {self.backend!r}: give local or ray")
+        if self.ray_address is not None and self.backend != "ray":
+            raise SuiteError("--ray-address goes with --backend ray")
         if self.retry_on_error < 0:
             raise SuiteError("--retry-on-error must be 0 or more")
         if self.protocol == "paper" and self.model == "golden" and self.model_factory is None:
@@ -119,7 +130,9 @@ def _versions() -> dict[str, str]:
     return found
 
 
-def _run_info(config: BenchConfig, policy: SandboxPolicy, previous: RunInfo | None) -> RunInfo:
+def _run_info(
+    config: BenchConfig, policy: SandboxPolicy, previous: RunInfo | None, backend: str
+) -> RunInfo:
     run_config = RunConfig(
         suite=config.suite.name, model=config.model, protocol=config.protocol,
         policy=policy.name, policy_digest=policy.digest(), max_steps=config.max_steps,
@@ -136,6 +149,7 @@ def _run_info(config: BenchConfig, policy: SandboxPolicy, previous: RunInfo | No
         max_connections=config.max_connections or config.concurrency,
         retry_on_error=config.retry_on_error, versions=_versions(),
         started_at=[*(previous.started_at if previous else []), now],
+        backends=[*(previous.backends if previous else []), backend],
     )  # fmt: skip
 
 
@@ -154,16 +168,14 @@ async def run_bench(config: BenchConfig, observer: Observer | None = None) -> Su
     try:
         source.check(list({p.task.id: p.task for p in plans}.values()))
         logs = LogDir(config.log_dir)
-        todo = _resume(logs, config, policy, plans, observer)
-        limiter = AdaptiveLimiter(config.max_connections or config.concurrency)
-        sandbox = Sandbox(policy, spares=min(4, config.concurrency))
+        backend = _backend(config, policy, source)
+        todo = _resume(logs, config, policy, plans, observer, backend.label)
         try:
-            await asyncio.to_thread(sandbox.start)
-            runner = _SampleLoop(config, policy, sandbox, source, limiter, logs, observer)
-            await runner.run_all(todo)
+            await backend.start()
+            await _SampleLoop(config, backend, logs, observer).run_all(todo)
         finally:
             observer.close(None)
-            await asyncio.to_thread(sandbox.close)
+            await backend.close()
     finally:
         await source.aclose()
     summary = summarize(config.suite.name, config.model, config.protocol, logs.read_samples())
@@ -172,13 +184,22 @@ async def run_bench(config: BenchConfig, observer: Observer | None = None) -> Su
     return summary
 
 
+def _backend(config: BenchConfig, policy: SandboxPolicy, source: ModelSource) -> Backend:
+    if config.backend == "ray":
+        from codeact.ray.bench import RayBackend
+
+        return RayBackend(config, policy, address=config.ray_address)
+    limiter = AdaptiveLimiter(config.max_connections or config.concurrency)
+    return LocalBackend(config, policy, source, limiter)
+
+
 def _resume(
     logs: LogDir, config: BenchConfig, policy: SandboxPolicy, plans: list[SamplePlan],
-    observer: Observer,
+    observer: Observer, backend: str,
 ) -> list[SamplePlan]:  # fmt: skip
     """Set up the log directory; the samples left to run (the observer is told)."""
     logs.create()
-    info = _run_info(config, policy, logs.read_run())
+    info = _run_info(config, policy, logs.read_run(), backend)
     kept = logs.read_samples(repair=True)
     # Errored samples never got a grade: they run again, their old line replaced.
     retry_ids = {r.id for r in kept if r.status == "error"}
@@ -194,17 +215,9 @@ def _resume(
 
 class _SampleLoop:
     def __init__(
-        self,
-        config: BenchConfig,
-        policy: SandboxPolicy,
-        sandbox: Sandbox,
-        source: ModelSource,
-        limiter: AdaptiveLimiter,
-        logs: LogDir,
-        observer: Observer,
+        self, config: BenchConfig, backend: Backend, logs: LogDir, observer: Observer
     ) -> None:
-        self.config, self.policy, self.sandbox = config, policy, sandbox
-        self.source, self.limiter, self.logs, self.observer = source, limiter, logs, observer
+        self.config, self.backend, self.logs, self.observer = config, backend, logs, observer
 
     async def run_all(self, todo: list[SamplePlan]) -> None:
         queue: asyncio.Queue[SamplePlan] = asyncio.Queue()
@@ -228,24 +241,15 @@ class _SampleLoop:
             self.logs.append(record)
             self.observer.finished(record)
 
-    async def _attempt(self, plan: SamplePlan, model: LimitedModel) -> Outcome:
-        if self.config.protocol == "paper":
-            from codeact.bench.paper import run_paper_sample
-
-            return await run_paper_sample(self.config.suite, plan, model, self.sandbox)
-        return await run_codeact_sample(
-            self.config.suite, plan, model, self.sandbox, self.policy, self.config.max_steps
-        )
-
     async def _sample(self, plan: SamplePlan) -> SampleRecord:
         attempts: list[Attempt] = []
         retries = []
+        node = None
         while True:
-            model = LimitedModel(
-                self.source.for_task(plan.task, plan.seed), self.limiter, seed=plan.seed
-            )
-            outcome = await self._attempt(plan, model)
-            retries.extend(model.retries)
+            # A retry goes to another node where one has room: the last may be failing.
+            attempted = await self.backend.attempt(plan, avoid=node)
+            outcome, node = attempted.outcome, attempted.node
+            retries.extend(attempted.retries)
             if outcome.status != "error" or len(attempts) >= self.config.retry_on_error:
                 break
             self.observer.retrying(plan, outcome)
@@ -254,10 +258,11 @@ class _SampleLoop:
                     failure_code=outcome.failure_code or "internal_error",
                     message=(outcome.failure_message or "")[:500],
                     duration_s=round(outcome.duration_s, 4),
+                    node=node,
                 )
             )
             await asyncio.sleep(min(30.0, 0.5 * 2 ** len(attempts)))
         return to_record(
             plan, outcome, suite=self.config.suite.name, model=self.config.model,
-            protocol=self.config.protocol, retries=retries, attempts=attempts,
+            protocol=self.config.protocol, retries=retries, attempts=attempts, node=node,
         )  # fmt: skip

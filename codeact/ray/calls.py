@@ -1,0 +1,77 @@
+"""The caller's side of a node session's tools: each call a script makes on a node
+comes back here, where the tool is validated against its real signature and called.
+
+The node's own `ToolSet` (the session's proxies) does the rest, as it does for a local
+session: the gate is asked there first (it calls back to the caller's gate), the call
+is timed out there, its result size is checked there and its record written there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import functools
+import inspect
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import pydantic
+import pydantic_core
+
+from sandbox.tools import ToolSet, _describe_validation, _validated
+
+
+def reply_failed(kind: str, message: str) -> dict[str, Any]:
+    return {"op": "result", "ok": False, "error_type": kind, "message": message[:4000]}
+
+
+def describe(exc: BaseException) -> str:
+    """An exception's message, as the sandbox reports it (its ``__str__`` may raise)."""
+    try:
+        if isinstance(exc, KeyError) and exc.args:
+            # KeyError's str() quotes its key; the worker re-raises it, quoting once more.
+            return str(exc.args[0])
+        return str(exc)
+    except Exception:
+        return "(its message could not be shown)"
+
+
+class CallerTools:
+    """The tools of one session, kept in the caller's process."""
+
+    def __init__(
+        self, tools: Mapping[str, Callable[..., Any]] | None, threads: concurrent.futures.Executor
+    ) -> None:
+        self._threads = threads
+        ToolSet(tools)  # the sandbox's own checks of names and callables
+        self._tools = {name: _validated(fn) for name, fn in (tools or {}).items()}
+        self._is_async = {
+            name: inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(type(fn).__call__)
+            for name, fn in (tools or {}).items()
+        }
+
+    async def call(self, name: str, args: list[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
+        """Run one call; the reply the node's proxy turns into the result or the error."""
+        fn = self._tools.get(name)
+        if fn is None:
+            return reply_failed("NameError", f"no tool named {name!r}")
+        try:
+            if self._is_async[name]:
+                value = await fn(*args, **kwargs)
+            else:
+                call = functools.partial(fn, *args, **kwargs)
+                value = await asyncio.get_running_loop().run_in_executor(self._threads, call)
+            try:
+                result = pydantic_core.to_jsonable_python(value)
+            except pydantic_core.PydanticSerializationError:
+                raise TypeError(
+                    f"{name}() returned a {type(value).__name__}, which is not JSON-serializable"
+                ) from None
+        except pydantic.ValidationError as exc:
+            return reply_failed("TypeError", _describe_validation(name, exc))
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:
+            # SystemExit and the like from a tool are the tool's failure, not the caller's.
+            return reply_failed(type(exc).__name__, describe(exc))
+        return {"op": "result", "ok": True, "value": result}
