@@ -196,3 +196,7 @@ class NodeSandbox:
     async def pid(self) -> int:
         """This actor's process id (tests kill it to inject a node failure)."""
         return os.getpid()
+
+    async def health(self) -> str:
+        """This node's :meth:`Sandbox.health`, as JSON."""
+        return self.sandbox.health().model_dump_json()

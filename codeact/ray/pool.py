@@ -23,7 +23,14 @@ from codeact.ray.calls import CallerTools, describe, reply_failed
 from codeact.ray.cluster import Connection, Placement, alive_nodes
 from codeact.ray.fleet import Fleet, Member
 from codeact.ray.node import NodeSandbox, tool_spec
-from sandbox import AsyncSandbox, AsyncSession, Execution, SandboxError, SandboxPolicy
+from sandbox import (
+    AsyncSandbox,
+    AsyncSession,
+    Execution,
+    SandboxError,
+    SandboxHealth,
+    SandboxPolicy,
+)
 from sandbox.tools import ToolGate
 
 
@@ -66,6 +73,24 @@ class RaySandboxPool(AsyncSandbox):
     def confinement(self) -> dict[str, str]:
         """Each confinement mechanism's state in the latest run's worker."""
         return dict(self._confinement)
+
+    def health(self) -> SandboxHealth:
+        """Not one sandbox's figure: a pool has one sandbox per node (see
+        :meth:`node_health`)."""
+        raise TypeError(
+            "a RaySandboxPool has one sandbox per node: use 'await pool.node_health()'"
+        )
+
+    async def node_health(self) -> dict[str, SandboxHealth]:
+        """Each live node's :meth:`Sandbox.health`, by node id."""
+        if self._fleet is None:
+            return {}
+        members = [m for m in self._fleet.members if m.alive]
+        answers = await asyncio.gather(*(m.actor.health.remote() for m in members))
+        return {
+            m.node: SandboxHealth.model_validate_json(a)
+            for m, a in zip(members, answers, strict=True)
+        }
 
     @property
     def nodes(self) -> list[str]:

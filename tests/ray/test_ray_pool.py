@@ -167,6 +167,11 @@ def test_sessions_are_pinned_and_spread_over_the_nodes(worker_nodes: set[str]) -
                 assert ex.output == FinalResult(value=i) and s.node == nodes[i]
                 await s.close()
             assert set(nodes) == worker_nodes
+            health = await pool.node_health()
+            assert set(health) == worker_nodes
+            assert all(h.running and h.sessions_served >= 1 for h in health.values())
+            with pytest.raises(TypeError, match="node_health"):
+                pool.health()
 
     asyncio.run(main())
 
