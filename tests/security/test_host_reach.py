@@ -187,4 +187,7 @@ def test_metadata_of_host_files_inside_the_minimal_root_is_unchanged(
         assert "done" not in execution.stdout, execution.stdout
         assert FileMeta.of(Path(path)) == before
     finally:
-        os.chmod(path, before.mode & 0o7777)
+        # Put a changed mode back; an unprivileged host could not chmod these files anyway.
+        after = FileMeta.of(Path(path))
+        if before is not None and after is not None and after.mode != before.mode:
+            os.chmod(path, before.mode & 0o7777)
