@@ -151,6 +151,10 @@ def build_class(func: Callable[..., Any], name: str, *bases: Any, **kwargs: Any)
                 "script's own classes and classes meant to be subclassed"
             )
     cls = builtins.__build_class__(func, name, *bases, **kwargs)
+    _check_slots(cls)
+    copier = cls.__dict__.get("__deepcopy__")
+    if copier is not None:
+        _real_type.__setattr__(cls, "__deepcopy__", _memo_guarded(copier))
     # The class body stores only names its code object lists.
     spelled = set(func.__code__.co_names) | NAMEDTUPLE_API
     foreign = frozenset(key for key in cls.__dict__ if _is_private(key) and key not in spelled)
@@ -160,6 +164,45 @@ def build_class(func: Callable[..., Any], name: str, *bases: Any, **kwargs: Any)
     if _real_type(cls) is _real_type and all(k in _pure_script for k in cls.__mro__[1:-1]):
         _pure_script.add(cls)
     return cls  # type: ignore[no-any-return]
+
+
+def _check_slots(cls: type) -> None:
+    slots = cls.__dict__.get("__slots__", ())
+    for slot in (slots,) if isinstance(slots, str) else slots:
+        # A slot named like a special method (``__getattribute__``) would become that
+        # method once filled, and ``copy`` fills slots from a ``__getstate__`` value.
+        if _real_type(slot) is not str or not (
+            slot in ("__dict__", "__weakref__") or not slot.startswith("__")
+        ):
+            raise ForbiddenOperation(f"__slots__ entry {slot!r} is not allowed in the sandbox")
+
+
+class CopyMemo:
+    """What a script's ``__deepcopy__`` receives instead of ``copy``'s memo: the memo
+    holds every object copied so far, the ones the script cannot reach included. Pass
+    it on to ``copy.deepcopy(x, memo)``."""
+
+    __slots__ = ("_memo",)
+
+    def __init__(self, memo: dict[int, Any]) -> None:
+        self._memo = memo
+
+    def __repr__(self) -> str:
+        return "<copy memo>"
+
+
+def unwrap_memo(memo: Any) -> dict[int, Any] | None:
+    """The real memo behind a :class:`CopyMemo` (None for anything else)."""
+    return memo._memo if _real_type(memo) is CopyMemo else None
+
+
+def _memo_guarded(copier: Any) -> Callable[..., Any]:
+    def __deepcopy__(self: Any, memo: Any) -> Any:
+        get = getattr(_real_type(copier), "__get__", None)
+        bound = get(copier, self, _real_type(self)) if get is not None else copier
+        return bound(CopyMemo(memo) if _real_type(memo) is dict else memo)
+
+    return __deepcopy__
 
 
 # -- whose private members -------------------------------------------------------
@@ -257,8 +300,10 @@ def _instance_owns(obj: Any, cls: type, name: str) -> bool:
         return True
     if definer is not None:
         return _defined_by_script(definer, name)
-    # Missing: the lookup fails, unless a library base computes members.
-    return _definer(cls.__mro__, "__getattr__") in (None, object)
+    # Missing: the lookup fails, unless a library base computes members (the script's
+    # own ``__getattr__`` answers for its own objects).
+    computes = _definer(cls.__mro__, "__getattr__")
+    return computes in (None, object) or (computes is not None and is_script_class(computes))
 
 
 # -- type() with one argument --------------------------------------------------------
@@ -318,6 +363,12 @@ class _OpaqueMeta(_real_type):
 
 
 _opaque_classes: weakref.WeakKeyDictionary[type, type] = weakref.WeakKeyDictionary()
+
+
+def stand_in(cls: type) -> type:
+    """A class with ``cls``'s name that answers ``isinstance``/``issubclass`` for it and
+    builds nothing (``types.FunctionType`` as a module member)."""
+    return _opaque(cls)
 
 
 def _opaque(cls: type) -> type:

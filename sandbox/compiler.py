@@ -164,7 +164,8 @@ class SandboxTransformer(FastNodeTransformer):
             if name != "print":
                 self._check(node, name, READABLE_NAMES)
             return node
-        self._check(node, name)
+        # ``__slots__ = ...``, ``__init__ = helper``, ``__hash__ = None`` in a class body.
+        self._check(node, name, DEFINABLE_DUNDERS if self._in_class_body else _NONE)
         return node
 
     def visit_arg(self, node: ast.arg) -> ast.AST:
@@ -235,8 +236,9 @@ class SandboxTransformer(FastNodeTransformer):
             # ``lazy import`` (3.15) resolves through a builtin at first use.
             self.error(node, "lazy import statements are not allowed.")
         for alias in node.names:
-            if "*" in alias.name:
-                self.error(node, '"*" imports are not allowed.')
+            if alias.name == "*" and isinstance(node, ast.ImportFrom):
+                # Binds the names of the proxy's ``__all__``: its members that pass the
+                # name rule (``modules._make_proxy``). CPython allows it at module level.
                 continue
             self._check_dotted(node, alias.name)
             bound = alias.asname or alias.name.partition(".")[0]

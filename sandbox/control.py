@@ -67,6 +67,10 @@ class ForbiddenImport(ImportError, PolicyRefusal):
     """A module the policy does not allow."""
 
 
+class ForbiddenModule(ModuleNotFoundError, PolicyRefusal):
+    """A module that is not in the policy (or does not exist)."""
+
+
 class ForbiddenOperation(TypeError, PolicyRefusal):
     """Something the sandbox does not allow on these objects (a base class, a class
     keyword, a decorator applied to a library object)."""
@@ -76,3 +80,4 @@ class ForbiddenOperation(TypeError, PolicyRefusal):
 ForbiddenAttribute.__name__ = ForbiddenAttribute.__qualname__ = "AttributeError"
 ForbiddenOperation.__name__ = ForbiddenOperation.__qualname__ = "TypeError"
 ForbiddenImport.__name__ = ForbiddenImport.__qualname__ = "ImportError"
+ForbiddenModule.__name__ = ForbiddenModule.__qualname__ = "ModuleNotFoundError"

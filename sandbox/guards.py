@@ -140,6 +140,8 @@ def guarded_getattr(obj: Any, name: Any, default: Any = _NO_DEFAULT) -> Any:
         return safe_type(obj)
     if name == "__init__":
         return _checked_init(getattr(obj, name), target)
+    if name == "__new__":
+        return _checked_new(getattr(obj, name))
     value = getattr(obj, name) if default is _NO_DEFAULT else getattr(obj, name, default)
     if name in ("format", "format_map"):
         # Whatever the route (``s.format``, ``super(S, s).format``, ``str.format``),
@@ -189,6 +191,22 @@ def _checked_init(init: Any, target: Any) -> Any:
         return init_own_object
     _check_own(target)
     return init
+
+
+def _checked_new(new: Any) -> Any:
+    """``C.__new__`` for the script: it creates objects of the script's own classes
+    only (``super().__new__(cls)`` in a script's ``__new__``), never an uninitialised
+    object of a library class or of one of the sandbox's."""
+
+    def __new__(cls: Any, *args: Any, **kwargs: Any) -> Any:
+        if not (isinstance(cls, _real_type) and is_script_class(cls)):
+            shown = cls.__qualname__ if isinstance(cls, _real_type) else repr(cls)
+            raise ForbiddenAttribute(
+                f"__new__() creates objects of the script's own classes only, not {shown!r}"
+            )
+        return new(cls, *args, **kwargs)
+
+    return __new__
 
 
 def _check_own(obj: Any) -> None:
@@ -273,6 +291,7 @@ _SAFE_BUILTIN_NAMES = [
     "frozenset",
     "hash",
     "hex",
+    "id",
     "int",
     "isinstance",
     "issubclass",
@@ -283,6 +302,7 @@ _SAFE_BUILTIN_NAMES = [
     "max",
     "min",
     "next",
+    "object",
     "oct",
     "ord",
     "pow",
@@ -310,7 +330,6 @@ def _exception_names() -> list[str]:
         if isinstance(value, _real_type)
         and issubclass(value, BaseException)
         and not name.startswith("_")
-        and value not in (KeyboardInterrupt, SystemExit, GeneratorExit)
     ]
 
 

@@ -41,6 +41,8 @@ from .guards import (
 )
 from .jsonsafe import NotJsonable, to_json
 from .limits_text import explain
+from .sysproxy import bind as bind_streams
+from .sysproxy import emit, reset_redirects, swapped_streams
 
 MAX_MESSAGE_CHARS = 4000
 #: After the CPU limit, the script is interrupted again this often until it ends.
@@ -103,6 +105,7 @@ class ScriptRuntime:
         }
         self._sources: dict[str, list[str]] = {}
         self._compiled: dict[str, tuple[str, Any]] = {}
+        bind_streams(self._capture, int(limits.get("recursion_depth", 200)))
         self._reset()
 
     # -- per-run state -------------------------------------------------------------
@@ -155,8 +158,6 @@ class ScriptRuntime:
     def _print(
         self, *args: Any, sep: Any = " ", end: Any = "\n", file: Any = None, flush: bool = False
     ) -> None:
-        if file is not None:
-            raise TypeError("print(file=...) is not supported in the sandbox")
         sep = " " if sep is None else sep
         end = "\n" if end is None else end
         if not isinstance(sep, str) or not isinstance(end, str):
@@ -165,6 +166,13 @@ class ScriptRuntime:
         # (and so the size the output limit counts).
         sep, end = str.__str__(sep), str.__str__(end)
         text = sep.join([str(arg) for arg in args]) + end
+        if file is None:
+            emit(text)
+        else:
+            file.write(text)  # the script's own object, or sys.stdout/stderr
+
+    def _capture(self, text: str) -> None:
+        """Add ``text`` (an exact str) to the run's output, within the output limit."""
         if self._stdout_truncated:
             return
         size = len(text.encode("utf-8", "surrogatepass"))
@@ -242,11 +250,13 @@ class ScriptRuntime:
                 self._compiled[source] = (filename, compiled)
         else:
             filename, compiled = cached
+        reset_redirects()
         signal.setitimer(signal.ITIMER_PROF, float(self.limits["cpu_soft_s"]))
         try:
             self._in_script = True
             try:
-                exec(compiled, self.globals)
+                with swapped_streams():
+                    exec(compiled, self.globals)
             finally:
                 # Disarm before any of our own code runs: the CPU signal must only
                 # ever interrupt the script.
@@ -259,6 +269,11 @@ class ScriptRuntime:
         except MemoryError:
             self._output = {"type": "error", "message": explain("memory_limit", self.limits)}
             error_code = "memory_limit"
+        except SystemExit as exc:
+            # ``raise SystemExit`` / ``SystemExit(0)`` ends the script as its end would.
+            if exc.code not in (None, 0):
+                self._output = {"type": "error", "message": self.format_exception(exc)}
+                error_code = "runtime_error"
         except BaseException as exc:
             self._output = {"type": "error", "message": self.format_exception(exc)}
             error_code = "policy_violation" if isinstance(exc, PolicyRefusal) else "runtime_error"

@@ -122,9 +122,8 @@ def test_guard_refusals_do_not_show_sandbox_frames(sandbox: Sandbox) -> None:
         ("def f(:\n  pass", "syntax_error", "SyntaxError"),
         ("x = ().__class__.__bases__", "policy_violation", "__bases__"),
         ("exec('1')", "policy_violation", "exec"),
-        ("import os", "policy_violation", "Importable modules: abc, bisect"),
+        ("import os", "policy_violation", "Importable modules: abc, array"),
         ("async def f():\n    pass", "policy_violation", "AsyncFunctionDef"),
-        ("from math import *", "policy_violation", "imports are not allowed"),
         ("raise ValueError('nope')", "runtime_error", "ValueError: nope"),
     ],
 )
