@@ -142,6 +142,14 @@ def guarded_getattr(obj: Any, name: Any, default: Any = _NO_DEFAULT) -> Any:
         return _checked_init(getattr(obj, name), target)
     if name == "__new__":
         return _checked_new(getattr(obj, name))
+    if name == "__init_subclass__":
+        # Bound to a class; ``typing.Generic``'s stores on the class it is bound to.
+        bound = obj.__self_class__ if isinstance(obj, super) else target  # type: ignore[attr-defined]
+        owner = bound if isinstance(bound, _real_type) else _real_type(bound)
+        if not is_script_class(owner):
+            raise ForbiddenAttribute(
+                "'__init_subclass__' is available on the script's own classes only"
+            )
     value = getattr(obj, name) if default is _NO_DEFAULT else getattr(obj, name, default)
     if name in ("format", "format_map"):
         # Whatever the route (``s.format``, ``super(S, s).format``, ``str.format``),

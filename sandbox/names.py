@@ -150,7 +150,17 @@ def name_error(
 
 #: Attribute names whose meaning depends on the object: checked by the guard at run time.
 RUNTIME_CHECKED_ATTRS = frozenset(
-    {"format", "format_map", "obj", "mro", "register", "__class__", "__init__", "__new__"}
+    {
+        "format",
+        "format_map",
+        "obj",
+        "mro",
+        "register",
+        "__class__",
+        "__init__",
+        "__new__",
+        "__init_subclass__",
+    }
 )
 
 #: Operator and protocol methods: ``list.__add__``, ``str.__contains__``, ``x.__eq__``.
@@ -159,8 +169,9 @@ RUNTIME_CHECKED_ATTRS = frozenset(
 #: guards refuse: ``__getattribute__``/``__getattr__``/``__setattr__``/``__delattr__``
 #: (any attribute), ``__get__``/``__set__``/``__delete__`` (a descriptor applied to an
 #: object of the script's choice), ``__reduce__``/``__reduce_ex__``/``__getstate__``
-#: (internal state), ``__copy__``/``__deepcopy__`` (the copy memo), ``__dict__``,
-#: ``__subclasses__`` and ``__init_subclass__``.
+#: (internal state), ``__copy__``/``__deepcopy__`` (the copy memo), ``__dict__`` and
+#: ``__subclasses__``. (``__init__``, ``__new__`` and ``__init_subclass__`` are read
+#: through the guard: they act on the script's own objects and classes only.)
 OPERATOR_DUNDERS = frozenset(
     """__add__ __sub__ __mul__ __matmul__ __truediv__ __floordiv__ __mod__ __divmod__
     __pow__ __lshift__ __rshift__ __and__ __xor__ __or__ __radd__ __rsub__ __rmul__
@@ -179,6 +190,7 @@ READABLE_DUNDERS = OPERATOR_DUNDERS | frozenset(
     {
         "__init__",
         "__new__",
+        "__init_subclass__",
         "__name__",
         "__qualname__",
         "__doc__",
