@@ -71,6 +71,10 @@ class ForbiddenModule(ModuleNotFoundError, PolicyRefusal):
     """A module that is not in the policy (or does not exist)."""
 
 
+class ForbiddenSyntax(SyntaxError, PolicyRefusal):
+    """Code given to ``eval``/``exec`` that the sandbox's compiler refuses."""
+
+
 class ForbiddenOperation(TypeError, PolicyRefusal):
     """Something the sandbox does not allow on these objects (a base class, a class
     keyword, a decorator applied to a library object)."""
@@ -81,3 +85,4 @@ ForbiddenAttribute.__name__ = ForbiddenAttribute.__qualname__ = "AttributeError"
 ForbiddenOperation.__name__ = ForbiddenOperation.__qualname__ = "TypeError"
 ForbiddenImport.__name__ = ForbiddenImport.__qualname__ = "ImportError"
 ForbiddenModule.__name__ = ForbiddenModule.__qualname__ = "ModuleNotFoundError"
+ForbiddenSyntax.__name__ = ForbiddenSyntax.__qualname__ = "SyntaxError"

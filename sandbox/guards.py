@@ -341,6 +341,14 @@ def _exception_names() -> list[str]:
     ]
 
 
+def _unbound_eval(*args: Any) -> Any:
+    raise RuntimeError("eval() is not bound to a script runtime")
+
+
+def _unbound_exec(*args: Any) -> Any:
+    raise RuntimeError("exec() is not bound to a script runtime")
+
+
 @functools.cache
 def builtin_catalog() -> Mapping[str, Any]:
     """Every builtin a policy may grant, by name (built once: the zygote's copy is what
@@ -358,6 +366,9 @@ def builtin_catalog() -> Mapping[str, Any]:
         Ellipsis=Ellipsis,
     )
     catalog["print"] = print  # replaced per run by the capturing print
+    # Replaced per runtime by the sandbox's own (``evaluate.py``); never the real ones.
+    catalog["eval"] = _unbound_eval
+    catalog["exec"] = _unbound_exec
     return catalog
 
 

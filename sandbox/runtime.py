@@ -30,6 +30,7 @@ from .compiler import (
     compile_script,
 )
 from .control import LimitExceeded, PolicyRefusal, ScriptExit, ToolError
+from .evaluate import Evaluator
 from .guards import (
     SCRIPT_MODULE,
     build_class,
@@ -90,6 +91,16 @@ class ScriptRuntime:
             # The language layer is switched off: plain Python with the real builtins.
             script_builtins = dict(vars(builtins))
         script_builtins["print"] = self._print
+        if language:
+            evaluator = Evaluator(
+                (guarded_getattr, guarded_write, reraise_control, check_match_class, _identity),
+                script_builtins,
+                self._register_string,
+                int(limits.get("source_bytes", 100_000)),
+            )
+            for name, function in (("eval", evaluator.eval), ("exec", evaluator.exec)):
+                if name in script_builtins:
+                    script_builtins[name] = function
         self.globals: dict[str, Any] = {
             "__builtins__": script_builtins,
             "__name__": SCRIPT_MODULE,
@@ -107,6 +118,13 @@ class ScriptRuntime:
         self._compiled: dict[str, tuple[str, Any]] = {}
         bind_streams(self._capture, int(limits.get("recursion_depth", 200)))
         self._reset()
+
+    def _register_string(self, text: str) -> str:
+        """A file name for a string given to eval/exec, its lines kept for tracebacks."""
+        filename = f"<script-string#{len(self._sources) + 1}>"
+        if len(self._sources) < 4096:
+            self._sources[filename] = text.splitlines()
+        return filename
 
     # -- per-run state -------------------------------------------------------------
     def _reset(self) -> None:
@@ -362,6 +380,10 @@ def install_cpu_handlers(runtime: ScriptRuntime) -> None:
     """Route the CPU-limit signals to ``runtime``."""
     signal.signal(signal.SIGPROF, runtime.on_cpu_signal)
     signal.signal(signal.SIGXCPU, runtime.on_cpu_signal)
+
+
+def _identity(value: Any) -> Any:
+    return value
 
 
 def _cut_bytes(text: str, size: int) -> str:
