@@ -331,6 +331,11 @@ class SafeType(metaclass=_TypeMeta):
     """The script's ``type``: ``type(x)`` works, ``isinstance(x, type)`` works, no 3-arg form."""
 
 
+# Scripts see it as Python's own (``type.__name__``, error messages).
+SafeType.__name__ = SafeType.__qualname__ = "type"
+SafeType.__module__ = "builtins"
+
+
 def _visible(cls: type) -> bool:
     if is_sandbox_class(cls):
         return False
@@ -369,6 +374,18 @@ def stand_in(cls: type) -> type:
     """A class with ``cls``'s name that answers ``isinstance``/``issubclass`` for it and
     builds nothing (``types.FunctionType`` as a module member)."""
     return _opaque(cls)
+
+
+def show_as(classes: Iterable[type], base: type, name: str) -> None:
+    """``type(x)`` of an instance of any of ``classes`` is one stand-in for ``base``
+    named ``name`` (every module proxy shows as ``module``)."""
+    shown = _opaque_classes.get(base)
+    if shown is None or shown.__name__ != name:
+        namespace = {"__slots__": (), "_sandbox_target": base, "__module__": "builtins"}
+        shown = _OpaqueMeta(name, (), namespace)
+        _opaque_classes[base] = shown
+    for cls in classes:
+        _opaque_classes[cls] = shown
 
 
 def _opaque(cls: type) -> type:

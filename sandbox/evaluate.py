@@ -174,9 +174,12 @@ class Evaluator:
         return cached
 
     # -- running ---------------------------------------------------------------------
-    def _namespace(self, globals_: Any, locals_: Any, depth: int) -> tuple[dict[str, Any], Any]:
+    def _namespace(self, globals_: Any, locals_: Any) -> tuple[dict[str, Any], Any]:
         if globals_ is None:
-            frame = sys._getframe(depth + 1)
+            frame = sys._getframe(1)
+            # The script's frame that called eval/exec: the first one of its code.
+            while frame.f_back is not None and not frame.f_code.co_filename.startswith("<script"):
+                frame = frame.f_back
             caller_globals = frame.f_globals
             scope = frame.f_locals if locals_ is None else locals_
             return caller_globals, (None if scope is caller_globals else scope)
@@ -192,7 +195,7 @@ class Evaluator:
 
     def _run(self, mode: str, source: Any, globals_: Any, locals_: Any) -> Any:
         text = _source_text(source, mode)
-        namespace, scope = self._namespace(globals_, locals_, 2)
+        namespace, scope = self._namespace(globals_, locals_)
         outer = (
             frozenset(name for name in scope if type(name) is str)
             if scope is not None

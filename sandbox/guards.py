@@ -37,6 +37,7 @@ import weakref
 from collections.abc import Mapping
 from typing import Any
 
+from .callables import builtin
 from .classes import (
     PURE_SCRIPT_TYPES,
     SCRIPT_MODULE,
@@ -356,10 +357,10 @@ def builtin_catalog() -> Mapping[str, Any]:
     catalog: dict[str, Any] = {name: getattr(builtins, name) for name in _SAFE_BUILTIN_NAMES}
     catalog.update({name: getattr(builtins, name) for name in _exception_names()})
     catalog.update(
-        getattr=guarded_getattr,
-        hasattr=safe_hasattr,
-        setattr=safe_setattr,
-        delattr=safe_delattr,
+        getattr=builtin(guarded_getattr, "getattr"),
+        hasattr=builtin(safe_hasattr, "hasattr"),
+        setattr=builtin(safe_setattr, "setattr"),
+        delattr=builtin(safe_delattr, "delattr"),
         type=SafeType,
         ToolError=ToolError,
         NotImplemented=NotImplemented,

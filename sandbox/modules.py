@@ -38,7 +38,7 @@ import types
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .classes import expose_classes
+from .classes import expose_classes, show_as
 from .control import ForbiddenImport, ForbiddenModule
 from .names import name_error
 from .stdlib_members import EXTRA, MEMBERS
@@ -312,6 +312,7 @@ def build_proxies(
         )
         proxies[name] = _make_proxy(name, own, doc)
         expose_classes(own.values())
+    show_as((type(proxy) for proxy in proxies.values()), ModuleProxy, "module")
     return proxies
 
 

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import Any
 
+from .callables import builtin, renamed
 from .compiler import (
     GETATTR,
     LAST_EXPR,
@@ -90,7 +91,7 @@ class ScriptRuntime:
         else:
             # The language layer is switched off: plain Python with the real builtins.
             script_builtins = dict(vars(builtins))
-        script_builtins["print"] = self._print
+        script_builtins["print"] = builtin(self._print, "print")
         if language:
             evaluator = Evaluator(
                 (guarded_getattr, guarded_write, reraise_control, check_match_class, _identity),
@@ -100,7 +101,7 @@ class ScriptRuntime:
             )
             for name, function in (("eval", evaluator.eval), ("exec", evaluator.exec)):
                 if name in script_builtins:
-                    script_builtins[name] = function
+                    script_builtins[name] = builtin(function, name)
         self.globals: dict[str, Any] = {
             "__builtins__": script_builtins,
             "__name__": SCRIPT_MODULE,
@@ -109,10 +110,10 @@ class ScriptRuntime:
             RERAISE: reraise_control,
             MATCH_CLASS: check_match_class,
             LAST_EXPR: self._last_expr,
-            "final_result": self._final_result,
-            "observation": self._observation,
-            "error": self._error,
-            "transfer_to_agent": self._transfer,
+            "final_result": builtin(self._final_result, "final_result"),
+            "observation": builtin(self._observation, "observation"),
+            "error": builtin(self._error, "error"),
+            "transfer_to_agent": builtin(self._transfer, "transfer_to_agent"),
         }
         self._sources: dict[str, list[str]] = {}
         self._compiled: dict[str, tuple[str, Any]] = {}
@@ -227,8 +228,7 @@ class ScriptRuntime:
                 raise builtin(message)
             raise ToolError(f"{error_type}: {message}")
 
-        tool.__name__ = tool.__qualname__ = name
-        return tool
+        return renamed(tool, name)
 
     # -- running a script ----------------------------------------------------------
     def on_cpu_signal(self, signum: int, frame: Any) -> None:

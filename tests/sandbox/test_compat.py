@@ -205,3 +205,29 @@ def test_guard_subverting_dunders_stay_unreadable(sandbox: Sandbox, expr: str) -
     execution = run(sandbox, f"import json\nprint('GOT', {expr})")
     assert execution.error_code in ("runtime_error", "policy_violation")
     assert "GOT" not in execution.stdout
+
+
+def test_messages_and_reprs_read_like_pythons(sandbox: Sandbox) -> None:
+    source = (
+        "import json\nprint(repr(print), repr(final_result), repr(type), type.__name__)\n"
+        "print(type(json), type(print))\n"
+        "for call in (lambda: getattr(), lambda: hasattr(1), lambda: print(1, bad=2)):\n"
+        "    try:\n        call()\n    except TypeError as e:\n        print(e)"
+    )
+    execution = run(sandbox, source)
+    assert execution.stdout == (
+        "<built-in function print> <built-in function final_result> <class 'type'> type\n"
+        "<class 'module'> <class 'builtin_function_or_method'>\n"
+        "getattr() missing 2 required positional arguments: 'obj' and 'name'\n"
+        "hasattr() missing 1 required positional argument: 'name'\n"
+        "print() got an unexpected keyword argument 'bad'\n"
+    )
+    for internal in ("guarded_getattr", "safe_hasattr", "sandbox.", "ScriptRuntime", "0x"):
+        assert internal not in execution.stdout
+
+
+def test_print_and_helpers_keep_their_internals(sandbox: Sandbox) -> None:
+    for expr in ("print._call", "final_result._call.__self__", "getattr(print, '_call')"):
+        execution = run(sandbox, f"print('GOT', {expr})")
+        assert execution.error_code in ("policy_violation", "runtime_error"), expr
+        assert "GOT" not in execution.stdout
