@@ -3,9 +3,9 @@
 Stock RestrictedPython routes every attribute load, subscript, iteration, unpacking and
 augmented assignment through a guard function, which costs 2-5x at run time. This
 transformer keeps every compile-time check (no dunder or guard-like names, no
-frame/code attributes, no async; ``eval``/``exec`` compile with this transformer
-too) but emits plain bytecode for operations
-that cannot reach anything the script does not already hold:
+frame/code attributes; ``eval``/``exec`` compile with this transformer too, and
+``async`` code runs on the sandbox's own event loop) but emits plain bytecode for
+operations that cannot reach anything the script does not already hold:
 
 - subscripts, iteration, unpacking, ``name += x`` and calls run natively;
 - attribute loads run natively unless the name is in ``RUNTIME_CHECKED_ATTRS``
@@ -103,6 +103,7 @@ __all__ = [
 ]
 
 _NONE: frozenset[str] = frozenset()
+TOP_LEVEL_AWAIT = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
 
 
 class SandboxTransformer(FastNodeTransformer):
@@ -282,6 +283,18 @@ class SandboxTransformer(FastNodeTransformer):
         finally:
             self._in_class_body = outer
 
+    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> ast.AST:
+        self._check(node, node.name, DEFINABLE_DUNDERS if self._in_class_body else _NONE)
+        outer, self._in_class_body = self._in_class_body, False
+        try:
+            return self.node_contents_visit(node)
+        finally:
+            self._in_class_body = outer
+
+    # ``await``, ``async for``, ``async with``: the loop is the sandbox's own
+    # (``script_asyncio.py``); what they await is the script's.
+    visit_Await = visit_AsyncFor = visit_AsyncWith = _visit_children
+
     def visit_Lambda(self, node: ast.Lambda) -> ast.AST:
         outer, self._in_class_body = self._in_class_body, False
         try:
@@ -406,7 +419,10 @@ def compile_script(source: str, filename: str) -> CodeType | CompileFailure:
     if transformer.errors:
         return CompileFailure("policy", "\n".join(transformer.errors))
     try:
-        return compile(tree, filename, "exec", dont_inherit=True)
+        # Top-level ``await``: the code object is then a coroutine the runtime runs on
+        # the sandbox's event loop.
+        code: CodeType = compile(tree, filename, "exec", TOP_LEVEL_AWAIT, dont_inherit=True)
+        return code
     except SyntaxError as exc:
         return CompileFailure("syntax", format_syntax_error(exc))
     except (RecursionError, MemoryError) as exc:

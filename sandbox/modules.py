@@ -41,6 +41,7 @@ from typing import Any
 from .classes import expose_classes, show_as
 from .control import ForbiddenImport, ForbiddenModule
 from .names import name_error
+from .script_asyncio import members as script_asyncio_members
 from .stdlib_members import EXTRA, MEMBERS
 from .stdlib_safe import REPLACED
 from .sysproxy import redirect_stderr, redirect_stdout, sys_members
@@ -106,6 +107,7 @@ CATALOG: tuple[str, ...] = (
     "typing",
     "unicodedata",
     "sys",
+    "asyncio",
     *MEMBERS,
 )
 
@@ -227,6 +229,8 @@ def _version(module: types.ModuleType) -> dict[str, Any]:
 def _members_of(name: str) -> dict[str, Any]:
     if name == "sys":
         return sys_members()
+    if name == "asyncio":
+        return script_asyncio_members()
     if name in MEMBERS:
         module = importlib.import_module(name)
         listed = {key: getattr(module, key) for key in MEMBERS[name] if hasattr(module, key)}

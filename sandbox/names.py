@@ -51,6 +51,7 @@ NODE_FIELDS: dict[str, tuple[str, ...]] = {
     "alias": ("name", "asname"),
     "ImportFrom": ("module",),
     "FunctionDef": ("name",),
+    "AsyncFunctionDef": ("name",),
     "ClassDef": ("name",),
     "Global": ("names",),
     "Nonlocal": ("names",),
@@ -64,6 +65,7 @@ NODE_FIELDS: dict[str, tuple[str, ...]] = {
     # No identifiers (walrus and comprehension targets are Name nodes).
     **dict.fromkeys(
         "Module Expr Assign AugAssign AnnAssign For While If With withitem Match match_case "
+        "AsyncFor AsyncWith Await "
         "Raise Try Assert Import Return Delete Pass Break Continue BoolOp NamedExpr BinOp "
         "UnaryOp Lambda IfExp Dict Set ListComp SetComp DictComp GeneratorExp Yield "
         "YieldFrom Compare Call FormattedValue JoinedStr Constant Subscript Starred List "
@@ -82,10 +84,6 @@ NODE_FIELDS: dict[str, tuple[str, ...]] = {
 
 #: Node types the compiler refuses, with the reason given to the script.
 REFUSED_NODES: dict[str, str] = {
-    "AsyncFunctionDef": "async code is not supported",
-    "AsyncFor": "async code is not supported",
-    "AsyncWith": "async code is not supported",
-    "Await": "async code is not supported",
     "TryStar": "except* is not supported",
     "TypeAlias": "type parameter syntax is not supported",
     "TypeVar": "type parameter syntax is not supported",
@@ -201,7 +199,18 @@ READABLE_DUNDERS = OPERATOR_DUNDERS | frozenset(
 )
 
 #: Attributes of frames, tracebacks, code objects and generators: never given out.
-FORBIDDEN_ATTRS = INSPECT_ATTRIBUTES | {"f_locals", "f_globals", "f_builtins", "f_back"}
+#: An asyncio task's or future's loop (it runs executors: threads; subprocesses,
+#: connections) and stack (frames), and the coroutine it wraps.
+FORBIDDEN_ATTRS = INSPECT_ATTRIBUTES | {
+    "f_locals",
+    "f_globals",
+    "f_builtins",
+    "f_back",
+    "get_loop",
+    "get_stack",
+    "print_stack",
+    "get_coro",
+}
 
 
 def attribute_error(attr: str, private: str | None, loading: bool) -> str | None:

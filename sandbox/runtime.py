@@ -11,6 +11,7 @@ Worker side: standard library only.
 from __future__ import annotations
 
 import builtins
+import inspect
 import json
 import resource
 import signal
@@ -43,6 +44,7 @@ from .guards import (
 )
 from .jsonsafe import NotJsonable, to_json
 from .limits_text import explain
+from .script_asyncio import in_script_loop, resolved, run_top_level
 from .sysproxy import bind as bind_streams
 from .sysproxy import emit, reset_redirects, swapped_streams
 
@@ -220,7 +222,9 @@ class ScriptRuntime:
                 raise TypeError(f"{name}(): arguments must be JSON values: {exc}") from None
             reply = self._call_host(request)
             if reply.get("ok"):
-                return reply.get("value")
+                value = reply.get("value")
+                # Inside the script's event loop a tool call is awaited (``await t()``).
+                return resolved(value) if in_script_loop() else value
             error_type = str(reply.get("error_type"))
             message = str(reply.get("message", "tool failed"))
             builtin = _TOOL_EXCEPTIONS.get(error_type)
@@ -274,7 +278,10 @@ class ScriptRuntime:
             self._in_script = True
             try:
                 with swapped_streams():
-                    exec(compiled, self.globals)
+                    if compiled.co_flags & inspect.CO_COROUTINE:
+                        run_top_level(eval(compiled, self.globals))
+                    else:
+                        exec(compiled, self.globals)
             finally:
                 # Disarm before any of our own code runs: the CPU signal must only
                 # ever interrupt the script.

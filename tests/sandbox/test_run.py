@@ -123,7 +123,7 @@ def test_guard_refusals_do_not_show_sandbox_frames(sandbox: Sandbox) -> None:
         ("x = ().__class__.__bases__", "policy_violation", "__bases__"),
         ("exec('import os')", "policy_violation", "ModuleNotFoundError"),
         ("import os", "policy_violation", "Importable modules: abc, array"),
-        ("async def f():\n    pass", "policy_violation", "AsyncFunctionDef"),
+        ("try:\n    pass\nexcept* ValueError:\n    pass", "policy_violation", "TryStar"),
         ("raise ValueError('nope')", "runtime_error", "ValueError: nope"),
     ],
 )
