@@ -26,6 +26,7 @@ import abc
 import builtins
 import collections
 import collections.abc
+import copy
 import datetime
 import decimal
 import fractions
@@ -155,6 +156,8 @@ def build_class(func: Callable[..., Any], name: str, *bases: Any, **kwargs: Any)
     copier = cls.__dict__.get("__deepcopy__")
     if copier is not None:
         _real_type.__setattr__(cls, "__deepcopy__", _memo_guarded(copier))
+    elif "__getattr__" in cls.__dict__ and getattr(cls, "__deepcopy__", None) is None:
+        _real_type.__setattr__(cls, "__deepcopy__", _default_deepcopy)
     # The class body stores only names its code object lists.
     spelled = set(func.__code__.co_names) | NAMEDTUPLE_API
     foreign = frozenset(key for key in cls.__dict__ if _is_private(key) and key not in spelled)
@@ -167,14 +170,23 @@ def build_class(func: Callable[..., Any], name: str, *bases: Any, **kwargs: Any)
 
 
 def _check_slots(cls: type) -> None:
-    slots = cls.__dict__.get("__slots__", ())
-    for slot in (slots,) if isinstance(slots, str) else slots:
-        # A slot named like a special method (``__getattribute__``) would become that
-        # method once filled, and ``copy`` fills slots from a ``__getstate__`` value.
-        if _real_type(slot) is not str or not (
-            slot in ("__dict__", "__weakref__") or not slot.startswith("__")
-        ):
-            raise ForbiddenOperation(f"__slots__ entry {slot!r} is not allowed in the sandbox")
+    # Checked on the slots created (the member descriptors), not on ``__slots__``,
+    # which may be an iterator the class statement already consumed. A slot named like
+    # a special method (``__getattribute__``) would become that method once filled, and
+    # ``copy`` fills slots from a ``__getstate__`` value.
+    for key, value in cls.__dict__.items():
+        if _real_type(value) is types.MemberDescriptorType and key.startswith("__"):
+            raise ForbiddenOperation(f"__slots__ entry {key!r} is not allowed in the sandbox")
+
+
+def _default_deepcopy(self: Any, memo: dict[int, Any]) -> Any:
+    """What ``copy.deepcopy`` does for an object without ``__deepcopy__``: installed on
+    script classes with a ``__getattr__``, which ``deepcopy`` would otherwise ask for a
+    ``__deepcopy__`` and hand the real memo to whatever it returns."""
+    reduced = self.__reduce_ex__(4)
+    if isinstance(reduced, str):
+        return self
+    return copy._reconstruct(self, memo, *reduced)  # type: ignore[attr-defined]
 
 
 class CopyMemo:

@@ -197,7 +197,8 @@ class Evaluator:
         text = _source_text(source, mode)
         namespace, scope = self._namespace(globals_, locals_)
         outer = (
-            frozenset(name for name in scope if type(name) is str)
+            # The caller's own generated names (``.match.subject.1``) are not passed.
+            frozenset(name for name in scope if type(name) is str and "." not in name)
             if scope is not None
             else frozenset()
         )

@@ -150,3 +150,28 @@ def test_hooks_on_library_classes_are_refused(sandbox: Sandbox, expr: str) -> No
     execution = run(sandbox, f"import json, typing\nprint('GOT', {expr})")
     assert execution.error_code == "policy_violation"
     assert "GOT" not in execution.stdout
+
+
+def test_getattr_cannot_hand_deepcopy_a_copier(sandbox: Sandbox) -> None:
+    # deepcopy asks the instance for ``__deepcopy__``; a ``__getattr__`` would answer
+    # and receive copy's real memo.
+    source = """
+    import copy
+    class A:
+        def __init__(self): self.x = [1]
+        def __getattr__(self, name):
+            if name == "__deepcopy__":
+                return lambda memo: print("GOT", type(memo).__name__, len(memo))
+            raise AttributeError(name)
+    b = copy.deepcopy(A())
+    print(type(b).__name__, b.x)
+    """
+    execution = run(sandbox, source)
+    assert execution.stdout == "A [1]\n", execution.output
+
+
+def test_slots_from_an_iterator_are_checked_too(sandbox: Sandbox) -> None:
+    source = "class F:\n    __slots__ = iter(['__getattribute__'])\nprint('CREATED')"
+    execution = run(sandbox, source)
+    assert execution.error_code == "policy_violation"
+    assert "CREATED" not in execution.stdout
