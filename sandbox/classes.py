@@ -26,7 +26,6 @@ import abc
 import builtins
 import collections
 import collections.abc
-import copy
 import datetime
 import decimal
 import fractions
@@ -40,6 +39,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from .control import ControlFlow, ForbiddenOperation, ToolError
+from .copy_hooks import check_slots, default_deepcopy, memo_guarded
 from .names import is_private_name as _is_private
 
 #: Module name a script's globals carry; classes defined by the script get it too.
@@ -152,12 +152,12 @@ def build_class(func: Callable[..., Any], name: str, *bases: Any, **kwargs: Any)
                 "script's own classes and classes meant to be subclassed"
             )
     cls = builtins.__build_class__(func, name, *bases, **kwargs)
-    _check_slots(cls)
+    check_slots(cls)
     copier = cls.__dict__.get("__deepcopy__")
     if copier is not None:
-        _real_type.__setattr__(cls, "__deepcopy__", _memo_guarded(copier))
+        _real_type.__setattr__(cls, "__deepcopy__", memo_guarded(copier))
     elif "__getattr__" in cls.__dict__ and getattr(cls, "__deepcopy__", None) is None:
-        _real_type.__setattr__(cls, "__deepcopy__", _default_deepcopy)
+        _real_type.__setattr__(cls, "__deepcopy__", default_deepcopy)
     # The class body stores only names its code object lists.
     spelled = set(func.__code__.co_names) | NAMEDTUPLE_API
     foreign = frozenset(key for key in cls.__dict__ if _is_private(key) and key not in spelled)
@@ -167,54 +167,6 @@ def build_class(func: Callable[..., Any], name: str, *bases: Any, **kwargs: Any)
     if _real_type(cls) is _real_type and all(k in _pure_script for k in cls.__mro__[1:-1]):
         _pure_script.add(cls)
     return cls  # type: ignore[no-any-return]
-
-
-def _check_slots(cls: type) -> None:
-    # Checked on the slots created (the member descriptors), not on ``__slots__``,
-    # which may be an iterator the class statement already consumed. A slot named like
-    # a special method (``__getattribute__``) would become that method once filled, and
-    # ``copy`` fills slots from a ``__getstate__`` value.
-    for key, value in cls.__dict__.items():
-        if _real_type(value) is types.MemberDescriptorType and key.startswith("__"):
-            raise ForbiddenOperation(f"__slots__ entry {key!r} is not allowed in the sandbox")
-
-
-def _default_deepcopy(self: Any, memo: dict[int, Any]) -> Any:
-    """What ``copy.deepcopy`` does for an object without ``__deepcopy__``: installed on
-    script classes with a ``__getattr__``, which ``deepcopy`` would otherwise ask for a
-    ``__deepcopy__`` and hand the real memo to whatever it returns."""
-    reduced = self.__reduce_ex__(4)
-    if isinstance(reduced, str):
-        return self
-    return copy._reconstruct(self, memo, *reduced)  # type: ignore[attr-defined]
-
-
-class CopyMemo:
-    """What a script's ``__deepcopy__`` receives instead of ``copy``'s memo: the memo
-    holds every object copied so far, the ones the script cannot reach included. Pass
-    it on to ``copy.deepcopy(x, memo)``."""
-
-    __slots__ = ("_memo",)
-
-    def __init__(self, memo: dict[int, Any]) -> None:
-        self._memo = memo
-
-    def __repr__(self) -> str:
-        return "<copy memo>"
-
-
-def unwrap_memo(memo: Any) -> dict[int, Any] | None:
-    """The real memo behind a :class:`CopyMemo` (None for anything else)."""
-    return memo._memo if _real_type(memo) is CopyMemo else None
-
-
-def _memo_guarded(copier: Any) -> Callable[..., Any]:
-    def __deepcopy__(self: Any, memo: Any) -> Any:
-        get = getattr(_real_type(copier), "__get__", None)
-        bound = get(copier, self, _real_type(self)) if get is not None else copier
-        return bound(CopyMemo(memo) if _real_type(memo) is dict else memo)
-
-    return __deepcopy__
 
 
 # -- whose private members -------------------------------------------------------

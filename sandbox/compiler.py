@@ -275,7 +275,7 @@ class SandboxTransformer(FastNodeTransformer):
         return node
 
     # -- definitions -------------------------------------------------------------
-    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.AST:
         self._check(node, node.name, DEFINABLE_DUNDERS if self._in_class_body else _NONE)
         outer, self._in_class_body = self._in_class_body, False
         try:
@@ -283,13 +283,7 @@ class SandboxTransformer(FastNodeTransformer):
         finally:
             self._in_class_body = outer
 
-    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> ast.AST:
-        self._check(node, node.name, DEFINABLE_DUNDERS if self._in_class_body else _NONE)
-        outer, self._in_class_body = self._in_class_body, False
-        try:
-            return self.node_contents_visit(node)
-        finally:
-            self._in_class_body = outer
+    visit_AsyncFunctionDef = visit_FunctionDef
 
     # ``await``, ``async for``, ``async with``: the loop is the sandbox's own
     # (``script_asyncio.py``); what they await is the script's.

@@ -27,8 +27,9 @@ import typing
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .classes import allow_subclassing, subclassable, unwrap_memo
+from .classes import allow_subclassing, subclassable
 from .control import ForbiddenOperation
+from .copy_hooks import unwrap_memo
 from .guards import SCRIPT_MODULE, guarded_getattr, guarded_write
 
 _DEFAULT_ASSIGNED = functools.WRAPPER_ASSIGNMENTS
