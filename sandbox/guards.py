@@ -62,7 +62,8 @@ from .safe_format import safe_format_method, use_attribute_guard
 __all__ = ["SCRIPT_MODULE", "SafeType", "build_class", "safe_type"]
 
 _real_type = builtins.type
-_writable_foreign_types: tuple[type, ...] = (decimal.Context,)
+#: Library classes whose instances are plain attribute bags meant to be written.
+_writable_foreign_types: tuple[type, ...] = (decimal.Context, types.SimpleNamespace)
 
 
 def reraise_control() -> None:

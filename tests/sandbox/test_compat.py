@@ -33,7 +33,7 @@ MODULE_USES = {
     "struct": "import struct\nprint(struct.unpack('<I', struct.pack('<I', 7)))",
     "zlib": "import zlib\nprint(zlib.decompress(zlib.compress(b'aaa')))",
     "contextlib": "import contextlib\nwith contextlib.suppress(KeyError):\n    {}['x']\nprint('ok')",
-    "types": "import types\nprint(types.SimpleNamespace(a=1), isinstance(len, types.BuiltinFunctionType))",
+    "types": "import types\nns = types.SimpleNamespace(a=1)\nns.b = 2\nprint(ns, isinstance(len, types.BuiltinFunctionType))",
     "html": "import html\nprint(html.escape('<a>'), html.unescape('&lt;'))",
     "urllib.parse": "from urllib.parse import urlparse, quote\nprint(urlparse('http://h/p').path, quote('a b'))",
     "urllib": "import urllib.parse\nprint(urllib.parse.unquote('%41'))",
