@@ -275,18 +275,20 @@ class ScriptRuntime:
         reset_redirects()
         signal.setitimer(signal.ITIMER_PROF, float(self.limits["cpu_soft_s"]))
         try:
-            self._in_script = True
-            try:
-                with swapped_streams():
+            # The streams are swapped outside the interruptible part: the CPU signal
+            # must never stop their restoring.
+            with swapped_streams():
+                self._in_script = True
+                try:
                     if compiled.co_flags & inspect.CO_COROUTINE:
                         run_top_level(eval(compiled, self.globals))
                     else:
                         exec(compiled, self.globals)
-            finally:
-                # Disarm before any of our own code runs: the CPU signal must only
-                # ever interrupt the script.
-                self._in_script = False
-                signal.setitimer(signal.ITIMER_PROF, 0)
+                finally:
+                    # Disarm before any of our own code runs: the CPU signal must only
+                    # ever interrupt the script.
+                    self._in_script = False
+                    signal.setitimer(signal.ITIMER_PROF, 0)
         except ScriptExit:
             pass
         except LimitExceeded as exc:

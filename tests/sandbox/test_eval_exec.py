@@ -94,6 +94,7 @@ def test_a_str_subclass_is_read_once_as_its_text(sandbox: Sandbox) -> None:
 
 def test_limits_hold_inside(sandbox: Sandbox) -> None:
     execution = run(sandbox, "exec('while True:\\n    pass')")
-    assert execution.error_code == "cpu_limit"
+    # On a loaded machine the wall clock may run out before the CPU limit.
+    assert execution.error_code in ("cpu_limit", "timeout")
     big = run(sandbox, "eval('1+' * 200000 + '1')")
     assert big.error_code in ("runtime_error", "policy_violation")
