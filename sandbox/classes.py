@@ -39,6 +39,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from .control import ControlFlow, ForbiddenOperation, ToolError
+from .copy_hooks import check_slots, default_deepcopy, memo_guarded
 from .names import is_private_name as _is_private
 
 #: Module name a script's globals carry; classes defined by the script get it too.
@@ -151,6 +152,12 @@ def build_class(func: Callable[..., Any], name: str, *bases: Any, **kwargs: Any)
                 "script's own classes and classes meant to be subclassed"
             )
     cls = builtins.__build_class__(func, name, *bases, **kwargs)
+    check_slots(cls)
+    copier = cls.__dict__.get("__deepcopy__")
+    if copier is not None:
+        _real_type.__setattr__(cls, "__deepcopy__", memo_guarded(copier))
+    elif "__getattr__" in cls.__dict__ and getattr(cls, "__deepcopy__", None) is None:
+        _real_type.__setattr__(cls, "__deepcopy__", default_deepcopy)
     # The class body stores only names its code object lists.
     spelled = set(func.__code__.co_names) | NAMEDTUPLE_API
     foreign = frozenset(key for key in cls.__dict__ if _is_private(key) and key not in spelled)
@@ -257,8 +264,10 @@ def _instance_owns(obj: Any, cls: type, name: str) -> bool:
         return True
     if definer is not None:
         return _defined_by_script(definer, name)
-    # Missing: the lookup fails, unless a library base computes members.
-    return _definer(cls.__mro__, "__getattr__") in (None, object)
+    # Missing: the lookup fails, unless a library base computes members (the script's
+    # own ``__getattr__`` answers for its own objects).
+    computes = _definer(cls.__mro__, "__getattr__")
+    return computes in (None, object) or (computes is not None and is_script_class(computes))
 
 
 # -- type() with one argument --------------------------------------------------------
@@ -284,6 +293,11 @@ class _TypeMeta(_real_type):
 
 class SafeType(metaclass=_TypeMeta):
     """The script's ``type``: ``type(x)`` works, ``isinstance(x, type)`` works, no 3-arg form."""
+
+
+# Scripts see it as Python's own (``type.__name__``, error messages).
+SafeType.__name__ = SafeType.__qualname__ = "type"
+SafeType.__module__ = "builtins"
 
 
 def _visible(cls: type) -> bool:
@@ -333,6 +347,24 @@ class _OpaqueMeta(_real_type):
 
 
 _opaque_classes: weakref.WeakKeyDictionary[type, type] = weakref.WeakKeyDictionary()
+
+
+def stand_in(cls: type) -> type:
+    """A class with ``cls``'s name that answers ``isinstance``/``issubclass`` for it and
+    builds nothing (``types.FunctionType`` as a module member)."""
+    return _opaque(cls)
+
+
+def show_as(classes: Iterable[type], base: type, name: str) -> None:
+    """``type(x)`` of an instance of any of ``classes`` is one stand-in for ``base``
+    named ``name`` (every module proxy shows as ``module``)."""
+    shown = _opaque_classes.get(base)
+    if shown is None or shown.__name__ != name:
+        namespace = {"__slots__": (), "_sandbox_target": base, "__module__": "builtins"}
+        shown = _OpaqueMeta(name, (), namespace)
+        _opaque_classes[base] = shown
+    for cls in classes:
+        _opaque_classes[cls] = shown
 
 
 def _opaque(cls: type) -> type:

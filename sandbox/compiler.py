@@ -3,8 +3,9 @@
 Stock RestrictedPython routes every attribute load, subscript, iteration, unpacking and
 augmented assignment through a guard function, which costs 2-5x at run time. This
 transformer keeps every compile-time check (no dunder or guard-like names, no
-frame/code attributes, no exec/eval, no async) but emits plain bytecode for operations
-that cannot reach anything the script does not already hold:
+frame/code attributes; ``eval``/``exec`` compile with this transformer too, and
+``async`` code runs on the sandbox's own event loop) but emits plain bytecode for
+operations that cannot reach anything the script does not already hold:
 
 - subscripts, iteration, unpacking, ``name += x`` and calls run natively;
 - attribute loads run natively unless the name is in ``RUNTIME_CHECKED_ATTRS``
@@ -105,6 +106,7 @@ __all__ = [
 ]
 
 _NONE: frozenset[str] = frozenset()
+TOP_LEVEL_AWAIT = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
 
 
 class SandboxTransformer(FastNodeTransformer):
@@ -167,7 +169,8 @@ class SandboxTransformer(FastNodeTransformer):
             if name != "print":
                 self._check(node, name, READABLE_NAMES)
             return node
-        self._check(node, name)
+        # ``__slots__ = ...``, ``__init__ = helper``, ``__hash__ = None`` in a class body.
+        self._check(node, name, DEFINABLE_DUNDERS if self._in_class_body else _NONE)
         return node
 
     def visit_arg(self, node: ast.arg) -> ast.AST:
@@ -228,8 +231,7 @@ class SandboxTransformer(FastNodeTransformer):
         return self.node_contents_visit(node)
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
-        if isinstance(node.func, ast.Name) and node.func.id in ("exec", "eval"):
-            self.error(node, f"{node.func.id}() calls are not allowed.")
+        # ``eval``/``exec`` are the sandbox's (``evaluate.py``): the same compiler.
         return self.node_contents_visit(node)
 
     # -- imports -----------------------------------------------------------------
@@ -238,8 +240,9 @@ class SandboxTransformer(FastNodeTransformer):
             # ``lazy import`` (3.15) resolves through a builtin at first use.
             self.error(node, "lazy import statements are not allowed.")
         for alias in node.names:
-            if "*" in alias.name:
-                self.error(node, '"*" imports are not allowed.')
+            if alias.name == "*" and isinstance(node, ast.ImportFrom):
+                # Binds the names of the proxy's ``__all__``: its members that pass the
+                # name rule (``modules._make_proxy``). CPython allows it at module level.
                 continue
             self._check_dotted(node, alias.name)
             bound = alias.asname or alias.name.partition(".")[0]
@@ -275,13 +278,19 @@ class SandboxTransformer(FastNodeTransformer):
         return node
 
     # -- definitions -------------------------------------------------------------
-    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.AST:
         self._check(node, node.name, DEFINABLE_DUNDERS if self._in_class_body else _NONE)
         outer, self._in_class_body = self._in_class_body, False
         try:
             return self.node_contents_visit(node)
         finally:
             self._in_class_body = outer
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    # ``await``, ``async for``, ``async with``: the loop is the sandbox's own
+    # (``script_asyncio.py``); what they await is the script's.
+    visit_Await = visit_AsyncFor = visit_AsyncWith = _visit_children
 
     def visit_Lambda(self, node: ast.Lambda) -> ast.AST:
         outer, self._in_class_body = self._in_class_body, False
@@ -407,7 +416,10 @@ def compile_script(source: str, filename: str) -> CodeType | CompileFailure:
     if transformer.errors:
         return CompileFailure("policy", "\n".join(transformer.errors))
     try:
-        return compile(tree, filename, "exec", dont_inherit=True)
+        # Top-level ``await``: the code object is then a coroutine the runtime runs on
+        # the sandbox's event loop.
+        code: CodeType = compile(tree, filename, "exec", TOP_LEVEL_AWAIT, dont_inherit=True)
+        return code
     except SyntaxError as exc:
         return CompileFailure("syntax", format_syntax_error(exc))
     except (RecursionError, MemoryError) as exc:

@@ -67,6 +67,14 @@ class ForbiddenImport(ImportError, PolicyRefusal):
     """A module the policy does not allow."""
 
 
+class ForbiddenModule(ModuleNotFoundError, PolicyRefusal):
+    """A module that is not in the policy (or does not exist)."""
+
+
+class ForbiddenSyntax(SyntaxError, PolicyRefusal):
+    """Code given to ``eval``/``exec`` that the sandbox's compiler refuses."""
+
+
 class ForbiddenOperation(TypeError, PolicyRefusal):
     """Something the sandbox does not allow on these objects (a base class, a class
     keyword, a decorator applied to a library object)."""
@@ -76,3 +84,5 @@ class ForbiddenOperation(TypeError, PolicyRefusal):
 ForbiddenAttribute.__name__ = ForbiddenAttribute.__qualname__ = "AttributeError"
 ForbiddenOperation.__name__ = ForbiddenOperation.__qualname__ = "TypeError"
 ForbiddenImport.__name__ = ForbiddenImport.__qualname__ = "ImportError"
+ForbiddenModule.__name__ = ForbiddenModule.__qualname__ = "ModuleNotFoundError"
+ForbiddenSyntax.__name__ = ForbiddenSyntax.__qualname__ = "SyntaxError"

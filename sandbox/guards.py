@@ -37,6 +37,7 @@ import weakref
 from collections.abc import Mapping
 from typing import Any
 
+from .callables import builtin
 from .classes import (
     PURE_SCRIPT_TYPES,
     SCRIPT_MODULE,
@@ -63,7 +64,8 @@ from .safe_format import safe_format_method, use_attribute_guard
 __all__ = ["SCRIPT_MODULE", "SafeType", "build_class", "safe_type"]
 
 _real_type = builtins.type
-_writable_foreign_types: tuple[type, ...] = (decimal.Context,)
+#: Library classes whose instances are plain attribute bags meant to be written.
+_writable_foreign_types: tuple[type, ...] = (decimal.Context, types.SimpleNamespace)
 
 
 def reraise_control() -> None:
@@ -142,6 +144,16 @@ def guarded_getattr(obj: Any, name: Any, default: Any = _NO_DEFAULT) -> Any:
         return safe_type(obj)
     if name == "__init__":
         return _checked_init(getattr(obj, name), target)
+    if name == "__new__":
+        return _checked_new(getattr(obj, name))
+    if name == "__init_subclass__":
+        # Bound to a class; ``typing.Generic``'s stores on the class it is bound to.
+        bound = obj.__self_class__ if isinstance(obj, super) else target  # type: ignore[attr-defined]
+        owner = bound if isinstance(bound, _real_type) else _real_type(bound)
+        if not is_script_class(owner):
+            raise ForbiddenAttribute(
+                "'__init_subclass__' is available on the script's own classes only"
+            )
     value = getattr(obj, name) if default is _NO_DEFAULT else getattr(obj, name, default)
     if name in ("format", "format_map"):
         # Whatever the route (``s.format``, ``super(S, s).format``, ``str.format``),
@@ -191,6 +203,22 @@ def _checked_init(init: Any, target: Any) -> Any:
         return init_own_object
     _check_own(target)
     return init
+
+
+def _checked_new(new: Any) -> Any:
+    """``C.__new__`` for the script: it creates objects of the script's own classes
+    only (``super().__new__(cls)`` in a script's ``__new__``), never an uninitialised
+    object of a library class or of one of the sandbox's."""
+
+    def __new__(cls: Any, *args: Any, **kwargs: Any) -> Any:
+        if not (isinstance(cls, _real_type) and is_script_class(cls)):
+            shown = cls.__qualname__ if isinstance(cls, _real_type) else repr(cls)
+            raise ForbiddenAttribute(
+                f"__new__() creates objects of the script's own classes only, not {shown!r}"
+            )
+        return new(cls, *args, **kwargs)
+
+    return __new__
 
 
 def _check_own(obj: Any) -> None:
@@ -276,6 +304,7 @@ _SAFE_BUILTIN_NAMES = [
     "frozenset",
     "hash",
     "hex",
+    "id",
     "int",
     "isinstance",
     "issubclass",
@@ -286,6 +315,7 @@ _SAFE_BUILTIN_NAMES = [
     "max",
     "min",
     "next",
+    "object",
     "oct",
     "ord",
     "pow",
@@ -313,8 +343,15 @@ def _exception_names() -> list[str]:
         if isinstance(value, _real_type)
         and issubclass(value, BaseException)
         and not name.startswith("_")
-        and value not in (KeyboardInterrupt, SystemExit, GeneratorExit)
     ]
+
+
+def _unbound_eval(*args: Any) -> Any:
+    raise RuntimeError("eval() is not bound to a script runtime")
+
+
+def _unbound_exec(*args: Any) -> Any:
+    raise RuntimeError("exec() is not bound to a script runtime")
 
 
 @functools.cache
@@ -324,16 +361,19 @@ def builtin_catalog() -> Mapping[str, Any]:
     catalog: dict[str, Any] = {name: getattr(builtins, name) for name in _SAFE_BUILTIN_NAMES}
     catalog.update({name: getattr(builtins, name) for name in _exception_names()})
     catalog.update(
-        getattr=guarded_getattr,
-        hasattr=safe_hasattr,
-        setattr=safe_setattr,
-        delattr=safe_delattr,
+        getattr=builtin(guarded_getattr, "getattr"),
+        hasattr=builtin(safe_hasattr, "hasattr"),
+        setattr=builtin(safe_setattr, "setattr"),
+        delattr=builtin(safe_delattr, "delattr"),
         type=SafeType,
         ToolError=ToolError,
         NotImplemented=NotImplemented,
         Ellipsis=Ellipsis,
     )
     catalog["print"] = print  # replaced per run by the capturing print
+    # Replaced per runtime by the sandbox's own (``evaluate.py``); never the real ones.
+    catalog["eval"] = _unbound_eval
+    catalog["exec"] = _unbound_exec
     return catalog
 
 

@@ -51,6 +51,7 @@ NODE_FIELDS: dict[str, tuple[str, ...]] = {
     "alias": ("name", "asname"),
     "ImportFrom": ("module",),
     "FunctionDef": ("name",),
+    "AsyncFunctionDef": ("name",),
     "ClassDef": ("name",),
     "Global": ("names",),
     "Nonlocal": ("names",),
@@ -64,6 +65,7 @@ NODE_FIELDS: dict[str, tuple[str, ...]] = {
     # No identifiers (walrus and comprehension targets are Name nodes).
     **dict.fromkeys(
         "Module Expr Assign AugAssign AnnAssign For While If With withitem Match match_case "
+        "AsyncFor AsyncWith Await "
         "Raise Try Assert Import Return Delete Pass Break Continue BoolOp NamedExpr BinOp "
         "UnaryOp Lambda IfExp Dict Set ListComp SetComp DictComp GeneratorExp Yield "
         "YieldFrom Compare Call FormattedValue JoinedStr Constant Subscript Starred List "
@@ -82,10 +84,6 @@ NODE_FIELDS: dict[str, tuple[str, ...]] = {
 
 #: Node types the compiler refuses, with the reason given to the script.
 REFUSED_NODES: dict[str, str] = {
-    "AsyncFunctionDef": "async code is not supported",
-    "AsyncFor": "async code is not supported",
-    "AsyncWith": "async code is not supported",
-    "Await": "async code is not supported",
     "TryStar": "except* is not supported",
     "TypeAlias": "type parameter syntax is not supported",
     "TypeVar": "type parameter syntax is not supported",
@@ -150,16 +148,69 @@ def name_error(
 
 #: Attribute names whose meaning depends on the object: checked by the guard at run time.
 RUNTIME_CHECKED_ATTRS = frozenset(
-    {"format", "format_map", "obj", "mro", "register", "__class__", "__init__"}
+    {
+        "format",
+        "format_map",
+        "obj",
+        "mro",
+        "register",
+        "__class__",
+        "__init__",
+        "__new__",
+        "__init_subclass__",
+    }
+)
+
+#: Operator and protocol methods: ``list.__add__``, ``str.__contains__``, ``x.__eq__``.
+#: Reading one gives nothing the operator does not (``a.__add__(b)`` is ``a + b``
+#: without the reflected fallback). Not among them, because they would do what the
+#: guards refuse: ``__getattribute__``/``__getattr__``/``__setattr__``/``__delattr__``
+#: (any attribute), ``__get__``/``__set__``/``__delete__`` (a descriptor applied to an
+#: object of the script's choice), ``__reduce__``/``__reduce_ex__``/``__getstate__``
+#: (internal state), ``__copy__``/``__deepcopy__`` (the copy memo), ``__dict__`` and
+#: ``__subclasses__``. (``__init__``, ``__new__`` and ``__init_subclass__`` are read
+#: through the guard: they act on the script's own objects and classes only.)
+OPERATOR_DUNDERS = frozenset(
+    """__add__ __sub__ __mul__ __matmul__ __truediv__ __floordiv__ __mod__ __divmod__
+    __pow__ __lshift__ __rshift__ __and__ __xor__ __or__ __radd__ __rsub__ __rmul__
+    __rmatmul__ __rtruediv__ __rfloordiv__ __rmod__ __rdivmod__ __rpow__ __rlshift__
+    __rrshift__ __rand__ __rxor__ __ror__ __iadd__ __isub__ __imul__ __imatmul__
+    __itruediv__ __ifloordiv__ __imod__ __ipow__ __ilshift__ __irshift__ __iand__ __ixor__
+    __ior__ __neg__ __pos__ __abs__ __invert__ __complex__ __int__ __float__ __index__
+    __round__ __trunc__ __floor__ __ceil__ __lt__ __le__ __eq__ __ne__ __gt__ __ge__
+    __hash__ __bool__ __len__ __length_hint__ __iter__ __next__ __reversed__ __contains__
+    __getitem__ __setitem__ __delitem__ __missing__ __str__ __repr__ __format__ __bytes__
+    __call__ __enter__ __exit__ __sizeof__""".split()
 )
 
 #: Dunder attributes a script may read (``super().__init__``, ``type(x).__name__``).
-READABLE_DUNDERS = frozenset(
-    {"__init__", "__name__", "__qualname__", "__doc__", "__class__", "__module__"}
+READABLE_DUNDERS = OPERATOR_DUNDERS | frozenset(
+    {
+        "__init__",
+        "__new__",
+        "__init_subclass__",
+        "__name__",
+        "__qualname__",
+        "__doc__",
+        "__class__",
+        "__module__",
+        "__version__",
+    }
 )
 
 #: Attributes of frames, tracebacks, code objects and generators: never given out.
-FORBIDDEN_ATTRS = INSPECT_ATTRIBUTES | {"f_locals", "f_globals", "f_builtins", "f_back"}
+#: An asyncio task's or future's loop (it runs executors: threads; subprocesses,
+#: connections) and stack (frames), and the coroutine it wraps.
+FORBIDDEN_ATTRS = INSPECT_ATTRIBUTES | {
+    "f_locals",
+    "f_globals",
+    "f_builtins",
+    "f_back",
+    "get_loop",
+    "get_stack",
+    "print_stack",
+    "get_coro",
+}
 
 
 def attribute_error(attr: str, private: str | None, loading: bool) -> str | None:
@@ -194,12 +245,23 @@ def natively_readable(attr: object) -> bool:
     )
 
 
-#: Special methods a script may define in its own classes (directly in a class body).
-DEFINABLE_DUNDERS = ALLOWED_FUNC_NAMES | frozenset(
-    """__repr__ __str__ __len__ __iter__ __next__ __getitem__ __setitem__ __delitem__
-    __hash__ __bool__ __call__ __enter__ __exit__ __post_init__ __add__ __radd__ __iadd__
-    __sub__ __rsub__ __isub__ __mul__ __rmul__ __imul__ __truediv__ __rtruediv__
-    __floordiv__ __rfloordiv__ __mod__ __rmod__ __pow__ __rpow__ __neg__ __pos__ __abs__
-    __and__ __or__ __xor__ __invert__ __lshift__ __rshift__ __matmul__ __index__ __int__
-    __float__ __round__ __format__ __reversed__ __missing__""".split()
+#: Special methods a script may define in its own classes (directly in a class body),
+#: by ``def`` or by assignment (``__init__ = helper``). Left out, because they would
+#: let the script subvert a guard (see the README's "Not supported"):
+#: ``__getattribute__`` and ``__class__`` (they decide what ``isinstance`` answers for
+#: any class), ``__reduce__``/``__reduce_ex__`` (a reduce value makes ``copy`` store
+#: attributes on any object it names), ``__dict__``, ``__annotations__`` (field names
+#: that become dataclass source), ``__prepare__``/``__mro_entries__``/
+#: ``__instancecheck__``/``__subclasscheck__`` (class machinery) and ``__del__`` (it
+#: runs whenever the collector runs: after the script, outside its limits).
+DEFINABLE_DUNDERS = (
+    ALLOWED_FUNC_NAMES
+    | (OPERATOR_DUNDERS - {"__sizeof__"})
+    | frozenset(
+        """__post_init__ __new__ __aiter__ __anext__ __aenter__ __aexit__ __await__
+    __copy__ __deepcopy__ __getstate__ __setstate__ __getnewargs__ __getnewargs_ex__
+    __getattr__ __setattr__ __delattr__ __dir__ __get__ __set__ __delete__ __set_name__
+    __init_subclass__ __class_getitem__ __subclasshook__ __slots__ __doc__ __match_args__
+    __sizeof__ __hash__""".split()
+    )
 )

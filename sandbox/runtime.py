@@ -11,6 +11,7 @@ Worker side: standard library only.
 from __future__ import annotations
 
 import builtins
+import inspect
 import json
 import resource
 import signal
@@ -19,6 +20,7 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import Any
 
+from .callables import builtin, renamed
 from .compiler import (
     GETATTR,
     LAST_EXPR,
@@ -30,6 +32,7 @@ from .compiler import (
     compile_script,
 )
 from .control import LimitExceeded, PolicyRefusal, ScriptExit, ToolError
+from .evaluate import Evaluator
 from .guards import (
     SCRIPT_MODULE,
     build_class,
@@ -41,6 +44,9 @@ from .guards import (
 )
 from .jsonsafe import NotJsonable, to_json
 from .limits_text import explain
+from .script_asyncio import in_script_loop, resolved, run_top_level
+from .sysproxy import bind as bind_streams
+from .sysproxy import emit, reset_redirects, swapped_streams
 
 MAX_MESSAGE_CHARS = 4000
 #: After the CPU limit, the script is interrupted again this often until it ends.
@@ -87,7 +93,17 @@ class ScriptRuntime:
         else:
             # The language layer is switched off: plain Python with the real builtins.
             script_builtins = dict(vars(builtins))
-        script_builtins["print"] = self._print
+        script_builtins["print"] = builtin(self._print, "print")
+        if language:
+            evaluator = Evaluator(
+                (guarded_getattr, guarded_write, reraise_control, check_match_class, _identity),
+                script_builtins,
+                self._register_string,
+                int(limits.get("source_bytes", 100_000)),
+            )
+            for name, function in (("eval", evaluator.eval), ("exec", evaluator.exec)):
+                if name in script_builtins:
+                    script_builtins[name] = builtin(function, name)
         self.globals: dict[str, Any] = {
             "__builtins__": script_builtins,
             "__name__": SCRIPT_MODULE,
@@ -96,14 +112,22 @@ class ScriptRuntime:
             RERAISE: reraise_control,
             MATCH_CLASS: check_match_class,
             LAST_EXPR: self._last_expr,
-            "final_result": self._final_result,
-            "observation": self._observation,
-            "error": self._error,
-            "transfer_to_agent": self._transfer,
+            "final_result": builtin(self._final_result, "final_result"),
+            "observation": builtin(self._observation, "observation"),
+            "error": builtin(self._error, "error"),
+            "transfer_to_agent": builtin(self._transfer, "transfer_to_agent"),
         }
         self._sources: dict[str, list[str]] = {}
         self._compiled: dict[str, tuple[str, Any]] = {}
+        bind_streams(self._capture, int(limits.get("recursion_depth", 200)))
         self._reset()
+
+    def _register_string(self, text: str) -> str:
+        """A file name for a string given to eval/exec, its lines kept for tracebacks."""
+        filename = f"<script-string#{len(self._sources) + 1}>"
+        if len(self._sources) < 4096:
+            self._sources[filename] = text.splitlines()
+        return filename
 
     # -- per-run state -------------------------------------------------------------
     def _reset(self) -> None:
@@ -155,8 +179,6 @@ class ScriptRuntime:
     def _print(
         self, *args: Any, sep: Any = " ", end: Any = "\n", file: Any = None, flush: bool = False
     ) -> None:
-        if file is not None:
-            raise TypeError("print(file=...) is not supported in the sandbox")
         sep = " " if sep is None else sep
         end = "\n" if end is None else end
         if not isinstance(sep, str) or not isinstance(end, str):
@@ -165,6 +187,13 @@ class ScriptRuntime:
         # (and so the size the output limit counts).
         sep, end = str.__str__(sep), str.__str__(end)
         text = sep.join([str(arg) for arg in args]) + end
+        if file is None:
+            emit(text)
+        else:
+            file.write(text)  # the script's own object, or sys.stdout/stderr
+
+    def _capture(self, text: str) -> None:
+        """Add ``text`` (an exact str) to the run's output, within the output limit."""
         if self._stdout_truncated:
             return
         size = len(text.encode("utf-8", "surrogatepass"))
@@ -193,7 +222,9 @@ class ScriptRuntime:
                 raise TypeError(f"{name}(): arguments must be JSON values: {exc}") from None
             reply = self._call_host(request)
             if reply.get("ok"):
-                return reply.get("value")
+                value = reply.get("value")
+                # Inside the script's event loop a tool call is awaited (``await t()``).
+                return resolved(value) if in_script_loop() else value
             error_type = str(reply.get("error_type"))
             message = str(reply.get("message", "tool failed"))
             builtin = _TOOL_EXCEPTIONS.get(error_type)
@@ -201,8 +232,7 @@ class ScriptRuntime:
                 raise builtin(message)
             raise ToolError(f"{error_type}: {message}")
 
-        tool.__name__ = tool.__qualname__ = name
-        return tool
+        return renamed(tool, name)
 
     # -- running a script ----------------------------------------------------------
     def on_cpu_signal(self, signum: int, frame: Any) -> None:
@@ -242,16 +272,23 @@ class ScriptRuntime:
                 self._compiled[source] = (filename, compiled)
         else:
             filename, compiled = cached
+        reset_redirects()
         signal.setitimer(signal.ITIMER_PROF, float(self.limits["cpu_soft_s"]))
         try:
-            self._in_script = True
-            try:
-                exec(compiled, self.globals)
-            finally:
-                # Disarm before any of our own code runs: the CPU signal must only
-                # ever interrupt the script.
-                self._in_script = False
-                signal.setitimer(signal.ITIMER_PROF, 0)
+            # The streams are swapped outside the interruptible part: the CPU signal
+            # must never stop their restoring.
+            with swapped_streams():
+                self._in_script = True
+                try:
+                    if compiled.co_flags & inspect.CO_COROUTINE:
+                        run_top_level(eval(compiled, self.globals))
+                    else:
+                        exec(compiled, self.globals)
+                finally:
+                    # Disarm before any of our own code runs: the CPU signal must only
+                    # ever interrupt the script.
+                    self._in_script = False
+                    signal.setitimer(signal.ITIMER_PROF, 0)
         except ScriptExit:
             pass
         except LimitExceeded as exc:
@@ -259,6 +296,11 @@ class ScriptRuntime:
         except MemoryError:
             self._output = {"type": "error", "message": explain("memory_limit", self.limits)}
             error_code = "memory_limit"
+        except SystemExit as exc:
+            # ``raise SystemExit`` / ``SystemExit(0)`` ends the script as its end would.
+            if exc.code not in (None, 0):
+                self._output = {"type": "error", "message": self.format_exception(exc)}
+                error_code = "runtime_error"
         except BaseException as exc:
             self._output = {"type": "error", "message": self.format_exception(exc)}
             error_code = "policy_violation" if isinstance(exc, PolicyRefusal) else "runtime_error"
@@ -347,6 +389,10 @@ def install_cpu_handlers(runtime: ScriptRuntime) -> None:
     """Route the CPU-limit signals to ``runtime``."""
     signal.signal(signal.SIGPROF, runtime.on_cpu_signal)
     signal.signal(signal.SIGXCPU, runtime.on_cpu_signal)
+
+
+def _identity(value: Any) -> Any:
+    return value
 
 
 def _cut_bytes(text: str, size: int) -> str:

@@ -29,6 +29,7 @@ from typing import Any
 
 from .classes import allow_subclassing, subclassable
 from .control import ForbiddenOperation
+from .copy_hooks import unwrap_memo
 from .guards import SCRIPT_MODULE, guarded_getattr, guarded_write
 
 _DEFAULT_ASSIGNED = functools.WRAPPER_ASSIGNMENTS
@@ -124,10 +125,14 @@ def _safe_singledispatch(func: Any) -> Any:
 
 
 def _safe_deepcopy(x: Any, memo: Any = None) -> Any:
-    if memo is not None:
-        # The memo keeps every object copied, including ones the script cannot reach.
-        raise TypeError("deepcopy() does not accept a memo in the sandbox")
-    return copy.deepcopy(x)
+    if memo is None:
+        return copy.deepcopy(x)
+    real = unwrap_memo(memo)
+    if real is None:
+        # The memo keeps every object copied, including ones the script cannot reach:
+        # only the one a ``__deepcopy__`` method received may be passed on.
+        raise TypeError("deepcopy() accepts only the memo its __deepcopy__ received")
+    return copy.deepcopy(x, real)
 
 
 def _dataclass_names(cls: type) -> list[Any]:

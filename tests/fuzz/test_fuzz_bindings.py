@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 
 from sandbox import Sandbox, SandboxPolicy, Session
 from sandbox.compiler import GETATTR, LAST_EXPR, RERAISE, WRITE
+from sandbox.names import DEFINABLE_DUNDERS
 
 LAYERS = {"language only": {"os": False}, "all layers": {}}
 
@@ -82,12 +83,22 @@ def runs(request: pytest.FixtureRequest) -> Iterator[Runs]:
         found.close()
 
 
+#: Scopes whose bindings land in a class namespace.
+CLASS_BODIES = frozenset({"class body", "nested class"})
+
+
 @cache
 def candidate_names(form: str, place: str, scope: str) -> tuple[str, ...]:
     case = Case(FORMS_BY_NAME[form], PLACES_BY_NAME[place], SCOPES_BY_NAME[scope], PLAIN)
     classes = case.scope.classes
     generated = [name for stem in GENERATED_STEMS for name in spellings(stem, classes)]
-    names = [*RESERVED, *generated, *learned_names(case), *ORDINARY]
+    reserved = RESERVED
+    if scope in CLASS_BODIES:
+        # The data model a class body may define (sandbox/names.py DEFINABLE_DUNDERS,
+        # each one's safety tested in tests/sandbox/test_datamodel.py); reserved in every
+        # other scope.
+        reserved = tuple(n for n in RESERVED if n not in DEFINABLE_DUNDERS)
+    names = [*reserved, *generated, *learned_names(case), *ORDINARY]
     if case.form.name.endswith("_splat"):
         # A keyword given through ``**`` may be any string: the compiler's own names too.
         names += [GETATTR, WRITE, RERAISE, LAST_EXPR]

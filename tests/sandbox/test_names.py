@@ -79,6 +79,11 @@ def test_node_types_outside_the_table_are_refused(name: str) -> None:
 
 EVERY_FORM = """
 import json, os.path as p
+async def co(q):
+    async for r in q:
+        await r
+    async with q as s:
+        pass
 from json import dumps as d
 x = y = 1
 x += 1
@@ -191,6 +196,9 @@ FORMS = {
     "import": "import json as {n}",
     "from import": "from json import dumps as {n}",
     "def": "def {n}():\n    pass",
+    "async def": "async def {n}():\n    pass",
+    "async for": "async def co():\n    async for {n} in x:\n        pass",
+    "async with": "async def co():\n    async with x as {n}:\n        pass",
     "class": "class {n}:\n    pass",
     "arg": "def f({n}):\n    pass",
     "posonly": "def f({n}, /):\n    pass",

@@ -121,10 +121,9 @@ def test_guard_refusals_do_not_show_sandbox_frames(sandbox: Sandbox) -> None:
     [
         ("def f(:\n  pass", "syntax_error", "SyntaxError"),
         ("x = ().__class__.__bases__", "policy_violation", "__bases__"),
-        ("exec('1')", "policy_violation", "exec"),
-        ("import os", "policy_violation", "Importable modules: abc, bisect"),
-        ("async def f():\n    pass", "policy_violation", "AsyncFunctionDef"),
-        ("from math import *", "policy_violation", "imports are not allowed"),
+        ("exec('import os')", "policy_violation", "ModuleNotFoundError"),
+        ("import os", "policy_violation", "Importable modules: abc, array"),
+        ("try:\n    pass\nexcept* ValueError:\n    pass", "policy_violation", "TryStar"),
         ("raise ValueError('nope')", "runtime_error", "ValueError: nope"),
     ],
 )

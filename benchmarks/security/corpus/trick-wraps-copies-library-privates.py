@@ -3,6 +3,7 @@
 # technique: functools.wraps copies the wrapped object's __dict__ onto the script's own function: a stand-in's real class, then ForwardRef._evaluate (eval with the real builtins)
 # success: the host's environment secret is printed
 # expected: contained
+# ruff: noqa: UP006
 import functools
 import typing
 

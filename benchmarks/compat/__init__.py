@@ -1,0 +1,1 @@
+"""Compatibility benchmarks: ordinary Python through the sandbox beside plain CPython."""

@@ -1,0 +1,137 @@
+"""``asyncio`` for scripts: coroutines, tasks, ``gather``, ``sleep``, queues and locks
+on an event loop of the sandbox's own.
+
+The loop is asyncio's ``BaseEventLoop`` with no selector: a script has no sockets or
+pipes to wait on, only timers and the tasks it creates, so waiting is sleeping until
+the next timer (the worker's seccomp filter allows neither ``epoll`` nor the
+self-pipe's ``socketpair``). A loop with nothing left to wait for raises instead of
+sleeping forever.
+
+Out of reach: the loop itself (``get_event_loop``, ``get_running_loop``, a task's or
+future's ``get_loop`` — the loop runs callbacks in executors, i.e. threads, and
+creates subprocesses and connections), ``to_thread``, ``run_in_executor``,
+``create_subprocess_*``, ``open_connection``/``start_server``, a task's
+``get_stack``/``print_stack`` (frames) and ``get_coro``; coroutine and generator
+frames (``cr_frame``, ``ag_frame``, ``gi_frame``) are refused by the compiler.
+
+Tool calls made while the loop runs are awaitables (``await search(q)``); the worker
+asks the host for one result at a time, so ``gather`` over tools runs them in turn.
+
+Worker side: standard library only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Coroutine
+from typing import Any
+
+#: Members of the script's ``asyncio``.
+MEMBERS = (
+    "gather",
+    "sleep",
+    "wait_for",
+    "wait",
+    "as_completed",
+    "create_task",
+    "shield",
+    "timeout",
+    "TaskGroup",
+    "Queue",
+    "PriorityQueue",
+    "LifoQueue",
+    "QueueEmpty",
+    "QueueFull",
+    "Lock",
+    "Event",
+    "Condition",
+    "Semaphore",
+    "BoundedSemaphore",
+    "Barrier",
+    "CancelledError",
+    "TimeoutError",
+    "InvalidStateError",
+    "iscoroutine",
+    "iscoroutinefunction",
+    "ALL_COMPLETED",
+    "FIRST_COMPLETED",
+    "FIRST_EXCEPTION",
+)
+
+
+class _Sleeper:
+    """The selector of :class:`ScriptLoop`: nothing to select, only time to pass."""
+
+    def select(self, timeout: float | None) -> list[Any]:
+        if timeout is None:
+            raise RuntimeError(
+                "the event loop has nothing left to wait for: every task awaits "
+                "something no task will do"
+            )
+        if timeout > 0:
+            time.sleep(timeout)
+        return []
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+class ScriptLoop(asyncio.BaseEventLoop):
+    """An event loop without I/O: timers and tasks only."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._selector = _Sleeper()
+
+    def _process_events(self, event_list: list[Any]) -> None:
+        pass
+
+    def _write_to_self(self) -> None:
+        pass
+
+
+def in_script_loop() -> bool:
+    """Whether the running event loop is a script's (tool calls are then awaitables)."""
+    return isinstance(asyncio._get_running_loop(), ScriptLoop)
+
+
+def run(main: Any, *, debug: bool | None = None) -> Any:
+    """``asyncio.run``: run ``main`` (a coroutine) on a new script loop, then close it."""
+    if asyncio._get_running_loop() is not None:
+        raise RuntimeError("asyncio.run() cannot be called from a running event loop")
+    if not asyncio.iscoroutine(main):
+        raise ValueError(f"a coroutine was expected, got {main!r}")
+    loop = ScriptLoop()
+    try:
+        return loop.run_until_complete(main)
+    finally:
+        try:
+            _cancel_all(loop)
+        finally:
+            loop.close()
+
+
+def run_top_level(coroutine: Coroutine[Any, Any, Any]) -> Any:
+    """Run a script compiled with top-level ``await`` (its code is a coroutine)."""
+    return run(coroutine)
+
+
+def _cancel_all(loop: ScriptLoop) -> None:
+    tasks = [task for task in asyncio.all_tasks(loop) if not task.done()]
+    for task in tasks:
+        task.cancel()
+    if tasks:
+        loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
+
+
+async def resolved(value: Any) -> Any:
+    """An awaitable that gives ``value`` (a tool's result inside the loop)."""
+    return value
+
+
+def members() -> dict[str, Any]:
+    """The script's ``asyncio``: the listed members and the sandbox's ``run``."""
+    found = {name: getattr(asyncio, name) for name in MEMBERS if hasattr(asyncio, name)}
+    found["run"] = run
+    return found
