@@ -30,7 +30,7 @@ from codeact.events import (
     Transferred,
 )
 from codeact.models import ModelError, model_from_string
-from sandbox import PolicyError, policy_cli
+from sandbox import PolicyError, SandboxPolicy, policy_cli
 from sandbox import cli as sandbox_cli
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_SANDBOX = 0, 1, 2, 3
@@ -82,7 +82,16 @@ def add_run_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParse
         required=True,
         help="openai:MODEL, anthropic:MODEL, openai-compatible:MODEL@URL or scripted:PATH",
     )
-    parser.add_argument("--policy", default="default", help="strict, default or a policy file")
+    parser.add_argument(
+        "--policy", default="default", help="strict, default, data or a policy file"
+    )
+    parser.add_argument(
+        "--allow-module",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also allow importing NAME (any installed module, pkg.* or *; repeatable)",
+    )
     parser.add_argument("--max-steps", type=int, default=10, metavar="N")
     parser.add_argument(
         "--tools",
@@ -111,7 +120,7 @@ def run_agent(args: argparse.Namespace) -> int:
             args.instructions,
             tools,
             max_steps=args.max_steps,
-            policy=args.policy,
+            policy=SandboxPolicy.load(args.policy).allow_modules(*args.allow_module),
             approval="scripts" if args.approve else "never",
         )
     except (UsageError, PolicyError, ModelError, ValueError, TypeError, OSError) as exc:

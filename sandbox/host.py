@@ -77,7 +77,7 @@ class Sandbox:
         self._pool = WorkerPool(zygote, 0 if config.get("stage_writes") else self._spares)
         _OPEN.add(self)
         self._executor = concurrent.futures.ThreadPoolExecutor(8, "sandbox-tool")
-        if self.policy.require:
+        if self.policy.required_mechanisms():
             # Refuse now, not at the first session, where a required mechanism is missing.
             try:
                 self.session().close()
@@ -159,7 +159,7 @@ class Sandbox:
             worker.close()
             raise SandboxError(f"a new worker failed to start: {hello}")
         try:
-            check_required(self.policy.require, hello.confinement)
+            check_required(self.policy.required_mechanisms(), hello.confinement)
         except SandboxError:
             worker.close()
             raise

@@ -137,7 +137,8 @@ def render_policy(policy: SandboxPolicy, confinement: dict[str, str]) -> str:
         f"policy: {policy.name}",
         f"digest: {policy.digest()}",
         f"layers: {layers}",
-        f"modules ({len(policy.modules)}): {' '.join(policy.modules)}",
+        f"modules ({len(policy.modules)}, curated): {' '.join(policy.modules)}",
+        *_uncurated_lines(policy),
         f"builtins: {len(policy.builtins)} names",
         "limits: " + ", ".join(f"{k}={v}" for k, v in limits.items()),
     ]
@@ -154,6 +155,33 @@ def render_policy(policy: SandboxPolicy, confinement: dict[str, str]) -> str:
     width = max([len(k) for k in confinement] + [1])
     lines += [f"  {name:<{width}}  {state}" for name, state in confinement.items()]
     return "\n".join(lines)
+
+
+def _uncurated_lines(policy: SandboxPolicy) -> list[str]:
+    if not policy.extra_modules:
+        return []
+    lines = [
+        f"modules ({len(policy.extra_modules)}, uncurated, contained by the OS layer only): "
+        + " ".join(policy.extra_modules)
+    ]
+    if "*" in policy.extra_modules:
+        lines.append(
+            "WARNING: '*' allows EVERY installed module (ctypes, subprocess...): the language "
+            "layer no longer holds; only the OS layer contains the script"
+        )
+    if policy.trust_uncurated:
+        lines.append(
+            "WARNING: trust_uncurated = true: uncurated modules run even where the OS layer "
+            "is off or degraded"
+        )
+    else:
+        lines.append("  (the sandbox refuses to start unless the whole OS layer is active)")
+    if policy.deny:
+        lines.append(
+            "denied members (policy): "
+            + "; ".join(f"{m}: {', '.join(v)}" for m, v in policy.deny.items())
+        )
+    return lines
 
 
 def _layers(text: str) -> dict[str, bool]:

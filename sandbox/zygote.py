@@ -30,7 +30,7 @@ from typing import Any
 from . import landlock, namespaces, seccomp
 from .compiler import compile_script
 from .files import Mounts, module_members
-from .modules import build_proxies
+from .module_proxy import build_all
 from .worker import serve
 
 _WARM_UP = """
@@ -70,7 +70,7 @@ def main(ctrl_fd: int) -> None:
     config = json.loads(ctrl.recv(1 << 20))
     try:
         mounts = Mounts(config.get("mounts", []))
-        proxies = build_proxies(config["modules"], module_members(mounts))
+        proxies = build_all(config, module_members(mounts))
         compile_script(_WARM_UP, "<warm-up>")
         landlock.python_paths()  # computed once here, inherited by every worker
         landlock.library_paths()
