@@ -27,6 +27,8 @@ are governed by the OS layer (the worker's minimal root and Landlock), not by th
 language layer's ``open``.
 
 Host side: constants only; :func:`prepare` runs in the zygote and imports the libraries.
+Attribute stores on ``DataFrame``/``Series``/``Index`` are allowed (their setters are
+pandas' API); on ``ndarray`` they are not (``strides`` and ``data`` reinterpret memory).
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ from __future__ import annotations
 import importlib
 import importlib.util
 from typing import Any
+
+from . import guards
 
 #: Curated data modules (a policy names each; submodules not listed are unreachable).
 DATA_CATALOG: tuple[str, ...] = (
@@ -128,6 +132,9 @@ def prepare(allowed: frozenset[str]) -> None:
         vars(pandas_eval)["eval"] = _refuser("pandas.eval", why)
         pandas.DataFrame.query = _refuser("DataFrame.query", why)
         pandas.DataFrame.eval = _refuser("DataFrame.eval", why)
+        # ``df.columns = [...]``, ``s.name = "x"``: setters that are pandas' API. Not
+        # numpy's ndarray: its ``strides``/``data`` setters reinterpret raw memory.
+        guards.allow_attribute_writes(pandas.DataFrame, pandas.Series, pandas.Index)
     if "sympy" in allowed:
         parser = importlib.import_module("sympy.parsing.sympy_parser")
 

@@ -29,7 +29,7 @@ import types
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from . import data_modules
+from . import data_modules, modules
 from .classes import expose_classes
 from .control import ForbiddenImport
 from .data_modules import DATA_CATALOG
@@ -60,6 +60,11 @@ class ModuleTable(dict[str, ModuleProxy]):
         self._patterns = tuple(patterns)
         self._deny = deny
 
+    @property
+    def patterns(self) -> tuple[str, ...]:
+        """The allowed patterns (``pkg.*``, ``*``)."""
+        return self._patterns
+
     def get(self, name: str, default: Any = None) -> Any:
         proxy = super().get(name)
         if proxy is not None or not self._patterns:
@@ -88,6 +93,36 @@ class ModuleTable(dict[str, ModuleProxy]):
         return dict.__contains__(self, name) or (
             bool(self._patterns) and _public(name) and _matches(name, self._patterns)
         )
+
+
+def make_import(proxies: ModuleTable) -> Callable[..., Any]:
+    """The script's ``__import__``: the policy's proxies (``modules.make_import``), and
+    the imports C code makes on the script's behalf.
+
+    C code imports through the ``__import__`` of the running frame's builtins
+    (``PyImport_Import``: numpy's ``x.mean()`` needs ``numpy._core._methods``), passing
+    a list as ``fromlist`` — the compiler never does (a tuple or None) — and then takes
+    the module from ``sys.modules`` itself, ignoring what ``__import__`` returned. Such
+    an import is allowed for modules of a package the policy allows, and returns None:
+    the script never receives a real module from it.
+    """
+    script_import = modules.make_import(proxies)
+    allowed_tops = {name.partition(".")[0] for name in proxies} | {
+        p.partition(".")[0] for p in proxies.patterns
+    }
+
+    def guarded_import(
+        name: str, globals: Any = None, locals: Any = None, fromlist: Any = (), level: int = 0
+    ) -> Any:
+        if type(fromlist) is list and type(name) is str and not level:
+            top = name.partition(".")[0]
+            if name not in sys.modules and (top in allowed_tops or "*" in allowed_tops):
+                importlib.import_module(name)
+            if top in allowed_tops or "*" in allowed_tops:
+                return None
+        return script_import(name, globals, locals, fromlist, level)
+
+    return guarded_import
 
 
 def _member_value(value: Any) -> Any:

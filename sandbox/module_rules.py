@@ -146,9 +146,18 @@ def installed(name: str) -> bool:
     for part in rest:
         locations = None if spec is None else spec.submodule_search_locations
         if not locations:
-            return False
+            break
         spec = importlib.machinery.PathFinder.find_spec(part, list(locations))
-    return spec is not None
+    else:
+        return spec is not None
+    if spec is None:
+        return False
+    # A module that is not a package may still have submodules (``os.path``): only the
+    # import system can say, importing the parent.
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def check_installed(names: Iterable[str]) -> None:

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from . import module_rules
 from .guards import BUILTIN_NAMES
 from .module_rules import CURATED, EVERYTHING, ModuleNameError
+from .modules import CATALOG
 from .requirements import REQUIRABLE
 
 #: What "the OS layer fully active" means for uncurated modules (``write_staging`` is
@@ -195,7 +196,7 @@ class SandboxPolicy(BaseModel):
                 f"unknown module(s) {', '.join(map(repr, unknown))} (not curated: allow "
                 f"other modules with allow_modules); curated: {', '.join(sorted(CURATED))}"
             )
-        module_rules.check_installed(value)
+        module_rules.check_installed(m for m in value if m not in CATALOG)  # not stdlib
         return tuple(sorted(set(value)))
 
     @field_validator("extra_modules")

@@ -19,7 +19,8 @@ from typing import Any, NoReturn
 
 from .confine import confine
 from .files import Mounts, make_open
-from .modules import ModuleProxy, make_import, reseed_random
+from .module_proxy import ModuleTable, make_import
+from .modules import ModuleProxy, reseed_random
 from .runtime import ScriptRuntime, install_cpu_handlers
 from .wire import ChannelClosed, FrameReader
 
@@ -80,7 +81,8 @@ def serve(
             "open_": make_open(mounts) if mounts else None,
         }
         builtin_names = config["builtins"]
-        runtime = ScriptRuntime(limits, builtin_names, make_import(proxies), call_host, **options)
+        table = proxies if isinstance(proxies, ModuleTable) else ModuleTable(proxies, (), {})
+        runtime = ScriptRuntime(limits, builtin_names, make_import(table), call_host, **options)
         install_cpu_handlers(runtime)
         sys.setrecursionlimit(int(limits["recursion_depth"]) + RECURSION_MARGIN)
         sock.sendall(
