@@ -191,7 +191,11 @@ def describe(event: AgentEvent) -> str:
             parts.append(_indent(prose, "  "))
         return "\n".join(parts)
     if isinstance(event, ScriptExecuted):
-        return f"script:\n{_indent(event.source)}\n{_indent(event.feedback, '  │ ')}"
+        text = f"script:\n{_indent(event.source)}\n{_indent(event.feedback, '  │ ')}"
+        return text + "".join(
+            f"\n  wrote {f.path} ({f.size} bytes{', new' if f.created else ''})"
+            for f in event.execution.files
+        )
     if isinstance(event, Transferred):
         return f"→ transferred from {event.from_agent} to {event.to_agent}"
     if isinstance(event, Completed):

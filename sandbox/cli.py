@@ -115,6 +115,9 @@ def render(execution: Execution) -> str:
         lines.extend("  " + line for line in execution.stdout.splitlines())
         if execution.stdout_truncated:
             lines.append("  [output truncated]")
+    lines.extend(
+        f"wrote: {f.path} ({f.size} bytes{', new' if f.created else ''})" for f in execution.files
+    )
     calls = len(execution.tool_calls)
     lines.append(
         f"took {execution.duration_s * 1000:.1f} ms wall, {execution.cpu_s * 1000:.1f} ms CPU, "

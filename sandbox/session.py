@@ -24,6 +24,7 @@ from .process import SandboxError, WorkerHandle
 from .staged_writes import StagedWrites
 from .tools import ToolSet
 from .wire import ChannelClosed, FrameTooLarge, encode, encode_run
+from .written_files import WrittenFiles
 
 if TYPE_CHECKING:
     from .host import Sandbox
@@ -56,6 +57,7 @@ class Session:
         # The mounts as the workers see them, resolved when the sandbox started.
         mounts = sandbox.worker_config["mounts"]
         self._measured = MountUsage(mounts)
+        self._written = WrittenFiles(mounts) if any(m["mode"] == "rw" for m in mounts) else None
         self._staged = (
             StagedWrites(mounts, self._measured.baseline)
             if sandbox.worker_config.get("stage_writes")
@@ -259,6 +261,7 @@ class Session:
             peak_memory_bytes=message.peak_memory_bytes,
             tool_calls=records,
             confinement=self.confinement,
+            files=self._written.since_last() if self._written is not None else [],
             worker_restarted=False,
         )
 

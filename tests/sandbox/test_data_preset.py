@@ -101,6 +101,9 @@ final_result([open("/out/y.csv").read(), np.load("/out/a.npy").tolist()])
     )
     assert execution.output.value == ["a,b,c\n1,2,3\n3,4,7\n", [0, 1, 2, 3]], execution.output  # type: ignore[union-attr]
     assert (out / "plot.png").read_bytes().startswith(b"\x89PNG")
+    written = {f.path: f.size for f in execution.files}
+    assert set(written) == {"/out/y.csv", "/out/a.npy", "/out/plot.png"}
+    assert written["/out/plot.png"] == (out / "plot.png").stat().st_size
 
 
 @pytest.mark.parametrize(
