@@ -17,6 +17,7 @@ import sys
 import time
 from typing import Any, NoReturn
 
+from . import audit
 from .confine import confine
 from .files import Mounts, make_open
 from .module_proxy import ModuleTable, make_import
@@ -64,6 +65,10 @@ def serve(
         report["language"] = "active" if layers["language"] else "off"
         reseed_random()
         sock = socket.socket(fileno=channel_fd)
+        if layers["language"]:
+            # Library code's own opens, sockets and processes (audit.py); after the
+            # channel's socket object exists, as creating one is refused from here on.
+            audit.install(config.get("mounts", []))
         reader = FrameReader(sock, max_frame=int(config["max_request_bytes"]))
 
         def call_host(request: dict[str, Any]) -> dict[str, Any]:

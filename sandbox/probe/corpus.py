@@ -8,7 +8,8 @@ Header (the first comment lines)::
     # success: the script obtains a real module object
     # expected: rejected
 
-``expected`` is the outcome under the default policy (``rejected`` or ``contained``).
+``expected`` is the outcome under the default policy (``rejected`` or ``contained``);
+for the ``data`` category, run with ``--policy data``, under that policy.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ CATEGORIES = (
     "recursion",
     "sleep",
     "channel",
+    "data",
 )
 _REQUIRED = ("id", "category", "technique", "success", "expected")
 

@@ -128,3 +128,15 @@ def test_uncurated_modules_refuse_to_start_where_the_os_layer_is_degraded(
     trusted = DEFAULT.allow_modules("csv").model_copy(update={"trust_uncurated": True})
     with Sandbox(trusted, spares=0) as sb, sb.session() as session:
         assert session.run("import csv\nfinal_result(csv.QUOTE_ALL)").output.value == 1  # type: ignore[union-attr]
+
+
+def test_a_diff_names_uncurated_modules_deny_lists_and_trust() -> None:
+    from sandbox.probe.diff import diff_policies
+
+    after = DEFAULT.allow_modules("csv").model_copy(
+        update={"deny": {"csv": ("writer",)}, "trust_uncurated": True}
+    )
+    changes = {c.path: c.meaning for c in diff_policies(DEFAULT, after)}
+    assert "contained by the OS layer only" in changes["extra_modules"]
+    assert "adds csv" in changes["extra_modules"]
+    assert set(changes) == {"extra_modules", "deny", "trust_uncurated"}

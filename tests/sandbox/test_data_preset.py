@@ -122,9 +122,10 @@ final_result([open("/out/y.csv").read(), np.load("/out/a.npy").tolist()])
         ("import numpy as np\nnp.arange(3).strides = (0,)", "cannot set or delete attributes"),
         ('import sympy\nsympy.sympify("x + 1")', "no attribute 'sympify'"),
         ("import sympy\nsympy.simplify(\"__import__('os')\")", "sympy string parsing"),
-        ('import pandas as pd\npd.read_csv("/etc/passwd")', "No such file"),
-        ('import pandas as pd\npd.read_csv("http://127.0.0.1:9/x.csv")', "rror"),
-        ('import pandas as pd\npd.DataFrame({"a": [1]}).to_csv("/data/w.csv")', "Read-only"),
+        ('import pandas as pd\npd.read_csv("/etc/passwd")', "library code may not read"),
+        ('import pandas as pd\npd.read_csv("http://127.0.0.1:9/x.csv")', "urllib.Request"),
+        ('import pandas as pd\npd.DataFrame({"a": [1]}).to_csv("/data/w.csv")', "may not write"),
+        ('import numpy as np\nnp.save("/tmp/x.npy", np.arange(2))', "may not write"),
         ("import matplotlib\nmatplotlib.use('tkagg')", "no attribute 'use'"),
     ],
 )
