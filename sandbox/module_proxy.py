@@ -188,6 +188,30 @@ def generate(
     return proxy
 
 
+def _denying(
+    proxies: dict[str, ModuleProxy], deny: Mapping[str, Iterable[str]]
+) -> dict[str, ModuleProxy]:
+    """The curated proxies without the members a policy's ``[deny]`` names for them
+    (the parents that expose a rebuilt submodule are rebuilt to expose the new one)."""
+    replaced: dict[int, ModuleProxy] = {}
+    for name in sorted(proxies, key=lambda n: -n.count(".")):
+        cls = type(proxies[name])
+        denied = frozenset(deny.get(name, ()))
+        namespace = {
+            key: replaced.get(id(value), value)
+            for key, value in vars(cls).items()
+            if key not in denied and key not in ("__dict__", "__weakref__")
+        }
+        if namespace == {
+            k: v for k, v in vars(cls).items() if k not in ("__dict__", "__weakref__")
+        }:
+            continue
+        new = type(cls.__name__, (ModuleProxy,), namespace)
+        new.__qualname__ = cls.__qualname__
+        replaced[id(proxies[name])] = proxies[name] = object.__new__(new)
+    return proxies
+
+
 def prepare_environment() -> str | None:
     """Set the variables the libraries read at import; return matplotlib's config dir.
 
@@ -217,7 +241,9 @@ def build_all(config: Mapping[str, Any], provided: dict[str, dict[str, Any]]) ->
     data = [n for n in modules if n in DATA_CATALOG]
     deny: dict[str, list[str]] = dict(config.get("deny", {}))
     table = ModuleTable(
-        build_proxies([n for n in modules if n in CATALOG], provided), patterns, deny
+        _denying(build_proxies([n for n in modules if n in CATALOG], provided), deny),
+        patterns,
+        deny,
     )
     if not (data or extra):
         return table

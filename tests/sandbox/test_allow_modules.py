@@ -140,3 +140,18 @@ def test_a_diff_names_uncurated_modules_deny_lists_and_trust() -> None:
     assert "contained by the OS layer only" in changes["extra_modules"]
     assert "adds csv" in changes["extra_modules"]
     assert set(changes) == {"extra_modules", "deny", "trust_uncurated"}
+
+
+def test_a_policy_deny_list_applies_to_curated_modules_too() -> None:
+    policy = DEFAULT.model_copy(update={"deny": {"json": ("loads",), "collections.abc": ("Set",)}})
+    with Sandbox(policy, spares=0) as sb, sb.session() as session:
+        assert session.run("import json\nfinal_result(json.dumps([1]))").output.value == "[1]"  # type: ignore[union-attr]
+        for source in (
+            "import json\njson.loads",
+            "from collections.abc import Set",
+            "import collections\ncollections.abc.Set",
+        ):
+            execution = session.run(source)
+            assert execution.error_code is not None, source
+        ok = session.run("import collections\nfinal_result(collections.abc.Mapping.__name__)")
+        assert ok.output.value == "Mapping", ok.output  # type: ignore[union-attr]
