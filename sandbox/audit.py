@@ -74,6 +74,22 @@ def _inside(path: str, roots: Iterable[str]) -> bool:
     return any(path == root or path.startswith(root.rstrip("/") + "/") for root in roots)
 
 
+def _exact_path(path: Any) -> str:
+    """The path as the kernel will get it, decided without calling a method the
+    script could override: a ``str``/``bytes`` subclass's ``split`` or ``__fspath__``
+    could show the check one path and the open another."""
+    if isinstance(path, str):
+        return str.__add__("", path)  # the characters themselves, as an exact str
+    if isinstance(path, bytes | bytearray):
+        return os.fsdecode(bytes.__add__(b"", path))
+    if type(path).__module__ == "pathlib" or isinstance(path, os.DirEntry):
+        return os.fsdecode(os.fspath(path))  # the standard library's own path types
+    raise PermissionError(
+        f"library code in the sandbox takes paths as str, bytes or pathlib paths, "
+        f"not {type(path).__name__}"
+    )
+
+
 class _Hook:
     def __init__(self, mounts: Sequence[dict[str, Any]]) -> None:
         writable = [m for m in mounts if m["mode"] == "rw"]
@@ -95,10 +111,7 @@ class _Hook:
     def check(self, path: Any, write: bool) -> None:
         if isinstance(path, int) or path is None:
             return  # an open descriptor: checked when it was opened
-        try:
-            text = os.fsdecode(path)
-        except TypeError:
-            return  # not a path: the call itself will refuse it
+        text = _exact_path(path)
         real = os.path.realpath(text)
         if not _inside(real, self.write_roots if write else self.read_roots):
             what = "write to" if write else "read"

@@ -29,6 +29,27 @@ def _hooked(mounts: list[dict[str, object]], action: object) -> str:
     return str(in_child(child))
 
 
+class Liar(str):
+    """A path whose string methods describe another one."""
+
+    def split(self, *args: object, **kwargs: object) -> list[str]:  # type: ignore[override]
+        return "/data/x".split(*args, **kwargs)  # type: ignore[arg-type]
+
+    def startswith(self, *args: object) -> bool:  # type: ignore[override]
+        return True
+
+
+class Shifty:
+    """A path-like object that names a different file each time it is asked."""
+
+    def __init__(self, real: str) -> None:
+        self.calls, self.real = 0, real
+
+    def __fspath__(self) -> str:
+        self.calls += 1
+        return "/" if self.calls == 1 else self.real
+
+
 @pytest.mark.timeout(30)
 def test_paths_outside_the_mounts_are_refused(tmp_path: Path) -> None:
     ro, rw = tmp_path / "ro", tmp_path / "rw"
@@ -53,6 +74,8 @@ def test_paths_outside_the_mounts_are_refused(tmp_path: Path) -> None:
         "listdir outside": lambda: os.listdir(tmp_path),
         "socket": lambda: socket.socket(),
         "process": lambda: subprocess.run(["true"], check=False),
+        "str subclass": lambda: open(Liar(str(tmp_path / "secret.txt"))).read(),
+        "path-like": lambda: open(Shifty(str(tmp_path / "secret.txt"))).read(),
     }
     for name, action in refused.items():
         assert _hooked(mounts, action).startswith("refused: "), name
