@@ -9,7 +9,8 @@ Header (the first comment lines)::
     # expected: rejected
 
 ``expected`` is the outcome under the default policy (``rejected`` or ``contained``);
-for the ``data`` category, run with ``--policy data``, under that policy.
+the ``data`` category is meant for ``--policy data`` (under ``default`` its imports are
+rejected).
 """
 
 from __future__ import annotations

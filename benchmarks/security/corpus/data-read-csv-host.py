@@ -2,7 +2,7 @@
 # category: data
 # technique: pd.read_csv / np.loadtxt of /etc/passwd and of the host's secret file, by path and through a symlink in the mount
 # success: a host file's content comes back
-# expected: contained
+# expected: rejected
 import numpy as np
 import pandas as pd
 

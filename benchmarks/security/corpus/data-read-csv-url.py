@@ -2,7 +2,7 @@
 # category: data
 # technique: pd.read_csv and pd.read_json of a URL served by a host listener
 # success: the listener is contacted
-# expected: contained
+# expected: rejected
 import pandas as pd
 
 url = "http://127.0.0.1:" + str({{PORT}}) + "/x.csv"

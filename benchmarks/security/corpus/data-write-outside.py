@@ -2,7 +2,7 @@
 # category: data
 # technique: df.to_csv, np.save and plt.savefig to the marker path outside the mounts, into the read-only mount, and through the writable mount's symlink out
 # success: the marker exists or a file outside the writable mount changes
-# expected: contained
+# expected: rejected
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
