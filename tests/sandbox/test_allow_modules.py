@@ -155,3 +155,14 @@ def test_a_policy_deny_list_applies_to_curated_modules_too() -> None:
             assert execution.error_code is not None, source
         ok = session.run("import collections\nfinal_result(collections.abc.Mapping.__name__)")
         assert ok.output.value == "Mapping", ok.output  # type: ignore[union-attr]
+
+
+def test_everything_allows_any_installed_module_but_keeps_deny_lists_and_curation() -> None:
+    with Sandbox(DEFAULT.allow_modules("*"), spares=0) as sb, sb.session() as session:
+        ok = session.run(
+            "import xml.etree.ElementTree as ET\nfinal_result(ET.fromstring('<a>1</a>').text)"
+        )
+        assert ok.output.value == "1", ok.output  # type: ignore[union-attr]
+        assert session.run("import pickle\npickle.loads").error_code is not None  # shipped deny
+        # A curated module is allowed by name only, with its own proxy.
+        assert session.run("import os").error_code == "policy_violation"
