@@ -15,7 +15,7 @@ import time
 from types import TracebackType
 from typing import TYPE_CHECKING, Self
 
-from .execution import ErrorCode, Execution, ToolCallRecord
+from .execution import ErrorCode, Execution, ToolCallRecord, WrittenFile
 from .limits_text import explain
 from .messages import Done, parse_worker_message
 from .mount_usage import MountUsage
@@ -261,9 +261,13 @@ class Session:
             peak_memory_bytes=message.peak_memory_bytes,
             tool_calls=records,
             confinement=self.confinement,
-            files=self._written.since_last() if self._written is not None else [],
+            files=self._files_written(),
             worker_restarted=False,
         )
+
+    def _files_written(self) -> list[WrittenFile]:
+        """What the run wrote under the writable mounts (also a run stopped by a limit)."""
+        return self._written.since_last() if self._written is not None else []
 
     def _executor(self) -> concurrent.futures.Executor:
         executor = self._sandbox._executor
@@ -309,6 +313,7 @@ class Session:
             peak_memory_bytes=peak,
             tool_calls=records,
             confinement=self.confinement,
+            files=self._files_written(),
         )
 
     def _died(
@@ -351,4 +356,5 @@ class Session:
             peak_memory_bytes=peak,
             tool_calls=records,
             confinement=self.confinement,
+            files=self._files_written(),
         )

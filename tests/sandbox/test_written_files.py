@@ -34,3 +34,18 @@ def test_no_writable_mount_lists_nothing(tmp_path: Path) -> None:
     )
     with Sandbox(policy, spares=0) as sb, sb.session() as session:
         assert session.run("final_result(1)").files == []
+
+
+def test_a_run_stopped_by_a_limit_lists_what_it_wrote(tmp_path: Path) -> None:
+    policy = (
+        SandboxPolicy.preset("default")
+        .with_mounts(Mount(sandbox_path="/out", host_path=str(tmp_path), mode="rw"))
+        .with_limits(wall_s=1.0)
+    )
+    with Sandbox(policy, spares=0) as sb, sb.session() as session:
+        stopped = session.run(
+            "f = open('/out/partial.txt', 'w')\nf.write('x' * 10)\nf.close()\nwhile True:\n    pass"
+        )
+        assert stopped.error_code in ("timeout", "cpu_limit")
+        assert [(f.path, f.size) for f in stopped.files] == [("/out/partial.txt", 10)]
+        assert session.run("final_result(1)").files == []
