@@ -42,7 +42,13 @@ from . import guards
 #: Curated data modules (a policy names each; submodules not listed are unreachable).
 DATA_CATALOG: tuple[str, ...] = (
     "matplotlib",
+    "matplotlib.cm",
+    "matplotlib.colors",
+    "matplotlib.dates",
+    "matplotlib.gridspec",
+    "matplotlib.patches",
     "matplotlib.pyplot",
+    "matplotlib.ticker",
     "numpy",
     "numpy.fft",
     "numpy.linalg",

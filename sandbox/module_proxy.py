@@ -4,8 +4,8 @@ hand-written member list (the data modules and any module a user allows).
 A generated proxy exposes the module's public members (its ``__all__`` where it has
 one, else the names without a leading underscore) minus the deny list for that module
 (``module_rules.deny_table``). A member that is itself a module is exposed only where
-the policy allows that submodule by name (``numpy.linalg``), as its own proxy; a module
-the package merely imported (``matplotlib.pyplot.np``) never is. Metaclasses and
+the policy allows that module by its real name (``numpy.linalg``; ``plt.cm`` is
+``matplotlib.cm``), as the same proxy its import gives. Metaclasses and
 capsules are left out, as in ``modules.py``. Objects the library returns are ordinary
 objects under the run-time guards (private and dunder rules apply).
 
@@ -59,6 +59,8 @@ class ModuleTable(dict[str, ModuleProxy]):
         super().__init__(proxies)
         self._patterns = tuple(patterns)
         self._deny = deny
+        #: The names allowed exactly, whose proxies are generated in the zygote.
+        self.exact: frozenset[str] = frozenset()
 
     @property
     def patterns(self) -> tuple[str, ...]:
@@ -90,8 +92,14 @@ class ModuleTable(dict[str, ModuleProxy]):
         return built
 
     def _allowed(self, name: str) -> bool:
-        return dict.__contains__(self, name) or (
-            bool(self._patterns) and _public(name) and _matches(name, self._patterns)
+        if dict.__contains__(self, name) or name in self.exact:
+            return True
+        # A curated module only by name, with its hand-made proxy, never a generated one.
+        return (
+            name not in CATALOG
+            and bool(self._patterns)
+            and _public(name)
+            and _matches(name, self._patterns)
         )
 
 
@@ -154,8 +162,25 @@ def generate(
 
     Allowed submodules get their proxies first (from ``table`` where built already).
     """
-    if name in table:
+    if dict.__contains__(table, name):
         return table[name]
+    _building.add(name)
+    try:
+        return _generate(name, allowed, deny, table)
+    finally:
+        _building.discard(name)
+
+
+#: Modules whose proxies are being built (a cycle of modules naming each other).
+_building: set[str] = set()
+
+
+def _generate(
+    name: str,
+    allowed: Callable[[str], bool],
+    deny: Mapping[str, Iterable[str]],
+    table: dict[str, ModuleProxy],
+) -> ModuleProxy:
     module = sys.modules[name]
     denied = frozenset(deny.get(name, ()))
     public = getattr(module, "__all__", None)
@@ -169,9 +194,21 @@ def generate(
         except Exception:
             continue  # a lazily loaded member that does not load here
         if isinstance(value, types.ModuleType):
-            child = f"{name}.{key}"
-            if value.__name__ == child and allowed(child):
-                members[key] = table.get(child) or generate(child, allowed, deny, table)
+            # By its real name: ``plt.cm`` is ``matplotlib.cm``, exposed where the policy
+            # allows that module (as the same proxy an import of it gives).
+            child = getattr(value, "__name__", None)
+            if (
+                isinstance(child, str)
+                and sys.modules.get(child) is value
+                and not name.startswith(child + ".")  # a parent exposes its children
+                and _public(child)
+                and allowed(child)
+            ):
+                built = dict.get(table, child)
+                if built is None and child not in _building:
+                    built = generate(child, allowed, deny, table)
+                if built is not None:
+                    members[key] = built  # (a module being built, in a cycle: left out)
             continue
         if type(value).__name__ == "PyCapsule" or (
             isinstance(value, type) and issubclass(value, type)
@@ -250,6 +287,7 @@ def build_all(config: Mapping[str, Any], provided: dict[str, dict[str, Any]]) ->
     config_dir = prepare_environment()
     try:
         wanted = [*data, *exact]
+        table.exact = frozenset(wanted)
         for name in wanted:
             importlib.import_module(name)
         for pattern in patterns:

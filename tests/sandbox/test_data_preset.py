@@ -63,6 +63,9 @@ df.columns = ["group", "value"]
 x = sp.Symbol("x")
 fig, ax = plt.subplots()
 ax.plot(a[0], a[1])
+ax.scatter(a[0], a[1], c=a[1], cmap=plt.cm.viridis)
+import matplotlib.ticker as ticker
+ax.xaxis.set_major_locator(ticker.MaxNLocator(3))
 final_result({
     "mean": float(a.mean().round(1)),
     "sums": df.groupby("group").value.sum().to_dict(),
