@@ -8,7 +8,7 @@ zygote applies :func:`prepare` before any worker exists. What is refused, and wh
   CVE-2024-9880 class: pandas resolves attribute chains in the string itself, past the
   attribute guard), ``sympy.sympify``/``parse_expr`` of a string and everything that
   parses one (sympy ``eval``\\s the translated text with real builtins), ``lambdify``
-  (``exec`` of generated source), ``numpy`` has no such member;
+  (``exec`` of generated source);
 - **unpickling** — ``pandas.read_pickle``, ``numpy.load`` with ``allow_pickle=True`` (the
   proxy's ``load`` always passes ``allow_pickle=False``), ``DataFrame.to_pickle``'s
   counterpart ``read_pickle`` only: writing a pickle harms no one;
