@@ -278,7 +278,12 @@ def build_all(config: Mapping[str, Any], provided: dict[str, dict[str, Any]]) ->
     data = [n for n in modules if n in DATA_CATALOG]
     deny: dict[str, list[str]] = dict(config.get("deny", {}))
     table = ModuleTable(
-        _denying(build_proxies([n for n in modules if n in CATALOG], provided), deny),
+        # The hand-made proxies lose only what the policy itself denies: the shipped
+        # lists are for modules no one curated.
+        _denying(
+            build_proxies([n for n in modules if n in CATALOG], provided),
+            config.get("policy_deny", {}),
+        ),
         patterns,
         deny,
     )

@@ -373,7 +373,8 @@ class SandboxPolicy(BaseModel):
             and any(m["mode"] == "rw" for m in mounts),
             "modules": list(self.modules),
             "extra_modules": list(self.extra_modules),
-            "deny": module_rules.deny_table(self.deny),
+            "deny": module_rules.deny_table(self.deny),  # for generated proxies
+            "policy_deny": {name: list(members) for name, members in self.deny.items()},
             "builtins": list(self.builtins),
             "layers": self.layers.model_dump(),
             "mounts": mounts,
