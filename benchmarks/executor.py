@@ -4,7 +4,9 @@
 
 (a) guarded compute vs plain ``exec`` of the same code, (b) trivial-script round trip
 in a warm session, (c) new session + first trivial script, (d) restricted compile of a
-100-line script vs builtin ``compile``, (e) fresh sessions per second on this machine.
+100-line script vs builtin ``compile``, (e) fresh sessions per second on this machine,
+(f) the ``data`` preset beside ``default``: zygote start, (c) and (e), as ratios
+(skipped when the data extra is not installed).
 Ratios, medians and rates only: the machine is shared and noisy, so nothing here is a
 pass/fail test.
 """
@@ -154,6 +156,62 @@ def sessions_per_second(sb: Sandbox, seconds: float, threads: int) -> float:
     return sum(done) / seconds
 
 
+def zygote_start(policy: SandboxPolicy, count: int) -> float:
+    samples = []
+    for _ in range(count):
+        started = time.perf_counter()
+        with Sandbox(policy, spares=0) as sb:
+            samples.append(time.perf_counter() - started)
+            sb.session().close()
+    return statistics.median(samples)
+
+
+def data_rows(quick: bool) -> list[dict[str, Any]]:
+    """The data preset beside the default one, measured alternately in the same run."""
+    import importlib.util
+
+    if any(importlib.util.find_spec(n) is None for n in ("numpy", "pandas", "scipy", "sympy")):
+        return []
+    default, data = SandboxPolicy.preset("default"), SandboxPolicy.preset("data")
+    starts = [zygote_start(p, 2 if quick else 5) for p in (default, data)]
+    # Paid once per sandbox (the imports): no goal, the sessions are what must stay fast.
+    rows = [_ratio_row("f", "data: zygote start", starts, "s", 1e0, goal=None)]
+    first: list[float] = []
+    rates: list[float] = []
+    for policy in (default, data):
+        with Sandbox(policy, spares=4) as sb:
+            sb.session().close()
+            first.append(session_starts(sb, 30 if quick else 200))
+            rates.append(sessions_per_second(sb, 2.0 if quick else 5.0, threads=2))
+    rows.append(_ratio_row("f", "data: new session + first script", first, "ms", 1e3))
+    rows.append(
+        {
+            "id": "f",
+            "what": "data: fresh sessions per second (2 threads)",
+            "value": rates[0] / rates[1],
+            "unit": "x fewer than default",
+            "baseline": f"default {rates[0]:.0f}/s, data {rates[1]:.0f}/s",
+            "goal": 2.0,
+            "lower_is_better": True,
+        }
+    )
+    return rows
+
+
+def _ratio_row(
+    key: str, what: str, pair: list[float], unit: str, scale: float, goal: float | None = 2.0
+) -> dict[str, Any]:
+    return {
+        "id": key,
+        "what": what,
+        "value": pair[1] / pair[0],
+        "unit": "x default",
+        "baseline": f"default {pair[0] * scale:.2f} {unit}, data {pair[1] * scale:.2f} {unit}",
+        "goal": goal,
+        "lower_is_better": True,
+    }
+
+
 def measure(quick: bool) -> list[dict[str, Any]]:
     repeat = 3 if quick else 7
     rows: list[dict[str, Any]] = []
@@ -220,6 +278,7 @@ def measure(quick: bool) -> list[dict[str, Any]]:
                 "lower_is_better": False,
             }
         )
+    rows.extend(data_rows(quick))
     rows.append(
         {
             "id": "-",

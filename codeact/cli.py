@@ -38,7 +38,7 @@ from codeact.loop import describe_exception
 from codeact.mcp.cli import add_mcp_parser
 from codeact.mcp.client import MCPServer, server_from_string
 from codeact.models import ModelError, model_from_string
-from sandbox import PolicyError, policy_cli
+from sandbox import PolicyError, SandboxPolicy, policy_cli
 from sandbox import cli as sandbox_cli
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_SANDBOX = 0, 1, 2, 3
@@ -93,7 +93,16 @@ def add_run_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParse
         required=True,
         help="openai:MODEL, anthropic:MODEL, openai-compatible:MODEL@URL or scripted:PATH",
     )
-    parser.add_argument("--policy", default="default", help="strict, default or a policy file")
+    parser.add_argument(
+        "--policy", default="default", help="strict, default, data or a policy file"
+    )
+    parser.add_argument(
+        "--allow-module",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also allow importing NAME (any installed module, pkg.* or *; repeatable)",
+    )
     parser.add_argument("--max-steps", type=int, default=10, metavar="N")
     parser.add_argument(
         "--tools",
@@ -146,7 +155,7 @@ def run_agent(args: argparse.Namespace) -> int:
             args.instructions,
             tools,
             max_steps=args.max_steps,
-            policy=args.policy,
+            policy=SandboxPolicy.load(args.policy).allow_modules(*args.allow_module),
             approval="never" if decide is None else "scripts",
             mcp_servers=[_mcp_server(spec) for spec in args.mcp],
         )
@@ -278,7 +287,11 @@ def describe(event: AgentEvent) -> str:
             parts.append(_indent(prose, "  "))
         return "\n".join(parts)
     if isinstance(event, ScriptExecuted):
-        return f"script:\n{_indent(event.source)}\n{_indent(event.feedback, '  │ ')}"
+        text = f"script:\n{_indent(event.source)}\n{_indent(event.feedback, '  │ ')}"
+        return text + "".join(
+            f"\n  wrote {f.path} ({f.size} bytes{', new' if f.created else ''})"
+            for f in event.execution.files
+        )
     if isinstance(event, Transferred):
         return f"→ transferred from {event.from_agent} to {event.to_agent}"
     if isinstance(event, Completed):

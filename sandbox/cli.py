@@ -30,7 +30,14 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument(
         "--policy",
         default="default",
-        help="strict, default, or a .toml/.json policy file (default: default)",
+        help="strict, default, data, or a .toml/.json policy file (default: default)",
+    )
+    parser.add_argument(
+        "--allow-module",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also allow importing NAME (any installed module, pkg.* or *; repeatable)",
     )
     parser.add_argument(
         "--timeout",
@@ -65,6 +72,8 @@ def run_exec(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     try:
         policy = SandboxPolicy.load(args.policy)
+        if args.allow_module:
+            policy = policy.allow_modules(*args.allow_module)
         overrides = {}
         if args.timeout is not None:
             overrides["wall_s"] = args.timeout
@@ -109,6 +118,9 @@ def render(execution: Execution) -> str:
         lines.extend("  " + line for line in execution.stdout.splitlines())
         if execution.stdout_truncated:
             lines.append("  [output truncated]")
+    lines.extend(
+        f"wrote: {f.path} ({f.size} bytes{', new' if f.created else ''})" for f in execution.files
+    )
     calls = len(execution.tool_calls)
     lines.append(
         f"took {execution.duration_s * 1000:.1f} ms wall, {execution.cpu_s * 1000:.1f} ms CPU, "

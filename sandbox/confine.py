@@ -83,6 +83,14 @@ def _restrict_filesystem(mounts: Sequence[dict[str, Any]]) -> str:
     return f"active (Landlock ABI {abi})"
 
 
+def _sandbox_paths_missing(mounts: Sequence[dict[str, Any]]) -> bool:
+    # The minimal root binds each mount at its sandbox path too (minimal_root.py).
+    return not namespaces.minimal_root_active() and any(
+        m["sandbox_path"] != m["host_path"] and not os.path.isdir(m["sandbox_path"])
+        for m in mounts
+    )
+
+
 def _drop_privileges() -> str:
     try:
         return privileges.drop()
@@ -140,9 +148,14 @@ def confine(
         report["syscall_filter"] = report["filesystem"] = "off"
         return report
     report["filesystem"] = _restrict_filesystem(mounts)
+    # Without Landlock, writes stay refused by the filter, writable mounts or not.
+    landlocked = report["filesystem"].startswith("active")
+    if landlocked and _sandbox_paths_missing(mounts):
+        report["filesystem"] = (
+            f"degraded: {report['filesystem']}, but without the minimal root library code "
+            "(pandas, numpy, matplotlib...) finds the mounts at their host paths only"
+        )
     try:
-        # Without Landlock, writes stay refused by the filter, writable mounts or not.
-        landlocked = report["filesystem"].startswith("active")
         # Landlock does not govern a file's mode, owner, times or xattrs: those calls are
         # allowed only where nothing outside the mounts exists (the minimal root, whose
         # other binds are read-only).

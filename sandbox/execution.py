@@ -47,6 +47,16 @@ class ToolCallRecord(BaseModel):
     error: str | None = None
 
 
+class WrittenFile(BaseModel):
+    """A file a run created or changed under a writable mount."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: str = Field(description="Its path inside the sandbox, e.g. /out/plot.png.")
+    size: int = Field(description="Its size in bytes after the run.")
+    created: bool = Field(description="True if the run created it, False if it changed it.")
+
+
 class Execution(BaseModel):
     """What :meth:`Session.run` returns, whatever the script did."""
 
@@ -64,6 +74,10 @@ class Execution(BaseModel):
         default_factory=dict,
         description="Each mechanism's state in the worker that ran the script: 'active', "
         "'off' (switched off by the policy) or 'degraded: <why>' (not possible here).",
+    )
+    files: list[WrittenFile] = Field(
+        default_factory=list,
+        description="Files the run created or changed under the writable mounts.",
     )
     worker_restarted: bool = Field(
         False,

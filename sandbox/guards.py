@@ -68,6 +68,13 @@ _real_type = builtins.type
 _writable_foreign_types: tuple[type, ...] = (decimal.Context, types.SimpleNamespace)
 
 
+def allow_attribute_writes(*classes: type) -> None:
+    """Let scripts store public attributes on instances of ``classes`` (curated library
+    types whose setters are their API: ``df.columns = [...]``); zygote only."""
+    global _writable_foreign_types
+    _writable_foreign_types = (*_writable_foreign_types, *classes)
+
+
 def reraise_control() -> None:
     """Re-raise the active exception when it is one of the sandbox's control exceptions."""
     exc = sys.exc_info()[1]

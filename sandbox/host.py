@@ -120,7 +120,7 @@ class Sandbox:
             self._admission = Admission(max_workers, memory_mb, self._admission_timeout)
             self._tool_threads = ToolThreads(*self._tool_budget)
             _OPEN.add(self)
-        if self.policy.require:
+        if self.policy.required_mechanisms():
             # Refuse now, not at the first session, where a required mechanism is missing.
             try:
                 self.session().close()
@@ -231,7 +231,7 @@ class Sandbox:
             raise SandboxError("the sandbox is closed")
         worker, hello = supervisor.acquire()
         try:
-            check_required(self.policy.require, hello.confinement)
+            check_required(self.policy.required_mechanisms(), hello.confinement)
         except SandboxError:
             worker.close()
             raise

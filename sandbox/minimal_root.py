@@ -3,7 +3,10 @@
 
 The root holds read-only bind mounts of the Python installation and the shared-library
 directories (what ``landlock.py`` lets a worker read), ``/dev/null``, and the policy's
-mounts at their host paths (``ro`` read-only, ``rw`` as the host has them); then the
+mounts at their host paths (``ro`` read-only, ``rw`` as the host has them) and again at
+their sandbox paths (for library code, which opens files itself: Landlock's rules name
+the host directories, and a second bind of a directory is the same directory to it);
+then the
 tmpfs itself is made read-only. Outside those paths nothing of the host exists: not
 /etc, /proc, /home, /tmp or the project, so there is nothing to read, stat, chmod or
 mark. Needs CAP_SYS_ADMIN over the current mount namespace (``namespaces.py`` provides
@@ -69,8 +72,12 @@ def _outermost(paths: Iterable[str]) -> list[str]:
     return kept
 
 
-def plan(mounts: Sequence[dict[str, Any]]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
-    """The bind mounts as (path, mode) in mounting order, and the symlinks to recreate.
+Plan = tuple[list[tuple[str, str]], list[tuple[str, str]], dict[str, str]]
+
+
+def plan(mounts: Sequence[dict[str, Any]]) -> Plan:
+    """The bind mounts as (path, mode) in mounting order, the symlinks to recreate, and
+    the source of each bind made at a mount's sandbox path (other binds: the path).
 
     Mode: ``ro`` (remounted read-only), ``rw`` (as the host has it). Symlinked system
     paths (``/lib`` → ``usr/lib``) become the same symlink beside a bind of the target.
@@ -90,9 +97,34 @@ def plan(mounts: Sequence[dict[str, Any]]) -> tuple[list[tuple[str, str]], list[
     # files, directories and links), but its mode, owner and times cannot change.
     binds.append((os.devnull, "ro"))
     binds += [(str(m["host_path"]), str(m["mode"])) for m in mounts]
+    sources = _at_sandbox_paths(mounts, [path for path, _ in binds])
+    binds += [(path, mode) for path, (_, mode) in sources.items()]
     # Parents before children: a mount inside another is bound on top of it.
     binds.sort(key=lambda b: b[0].rstrip("/").count("/"))
-    return binds, links
+    return binds, links, {path: host for path, (host, _) in sources.items()}
+
+
+def _inside(path: str, other: str) -> bool:
+    return path == other or path.startswith(other.rstrip("/") + "/")
+
+
+def _at_sandbox_paths(
+    mounts: Sequence[dict[str, Any]], taken: list[str]
+) -> dict[str, tuple[str, str]]:
+    """The policy's mounts bound a second time at their sandbox paths, so that library
+    code (``pandas.read_csv("/data/x.csv")``) and plain Python find files where the
+    script's ``open`` does. A sandbox path that coincides with, contains or lies inside
+    another bind is left out (its mount point could not be made, or would hide it);
+    a mount marked ``stage`` is too (its worker covers the host path with a copy).
+    """
+    extra: dict[str, tuple[str, str]] = {}
+    for m in mounts:
+        path = str(m["sandbox_path"])
+        if m.get("stage") or any(_inside(path, t) or _inside(t, path) for t in taken):
+            continue
+        extra[path] = (str(m["host_path"]), str(m["mode"]))
+        taken = [*taken, path]
+    return extra
 
 
 def _make_point(root: str, path: str, is_dir: bool) -> str:
@@ -135,10 +167,10 @@ def build(mounts: Sequence[dict[str, Any]]) -> str:
     """
     if _libc is None:
         raise OSError("a minimal root needs Linux")
-    binds, links = plan(mounts)
+    binds, links, sources = plan(mounts)
     fds: list[int] = []
     try:
-        fds.extend(os.open(path, os.O_PATH | os.O_CLOEXEC) for path, _ in binds)
+        fds.extend(os.open(sources.get(path, path), os.O_PATH | os.O_CLOEXEC) for path, _ in binds)
         kinds = [stat.S_ISDIR(os.fstat(fd).st_mode) for fd in fds]
         _mount("tmpfs", _ASSEMBLY, "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=0755,size=1m")
         try:
@@ -157,4 +189,5 @@ def build(mounts: Sequence[dict[str, Any]]) -> str:
         for fd in fds:
             os.close(fd)
     _mount(None, "/", None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY | _MS_NOSUID | _MS_NODEV)
-    return f"active ({len(binds)} bind mounts on a read-only tmpfs)"
+    also = f"; mounts also at their sandbox paths: {', '.join(sources)}" if sources else ""
+    return f"active ({len(binds)} bind mounts on a read-only tmpfs{also})"

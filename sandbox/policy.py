@@ -18,9 +18,18 @@ from typing import Any, ClassVar, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from . import module_rules
 from .guards import BUILTIN_NAMES
+from .module_rules import CURATED, EVERYTHING, ModuleNameError
 from .modules import CATALOG
 from .requirements import REQUIRABLE
+
+#: What "the OS layer fully active" means for uncurated modules (``write_staging`` is
+#: checked by the worker's own report where it applies).
+OS_LAYER_MECHANISMS: tuple[str, ...] = (
+    *(m for m in REQUIRABLE if m != "write_staging"),
+    "privileges",
+)
 
 
 class PolicyError(ValueError):
@@ -120,10 +129,24 @@ class SandboxPolicy(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    PRESETS: ClassVar[tuple[str, ...]] = ("strict", "default")
+    PRESETS: ClassVar[tuple[str, ...]] = ("strict", "default", "data")
 
     name: str = Field("custom", description="A label for reports; not part of the rules.")
-    modules: tuple[str, ...] = Field(description="Importable modules, by exact name.")
+    modules: tuple[str, ...] = Field(description="Curated importable modules, by exact name.")
+    extra_modules: tuple[str, ...] = Field(
+        default=(),
+        description="Uncurated modules and patterns (pkg.*, *) a user allowed; written "
+        "allow_modules in policy files. Contained by the OS layer only.",
+    )
+    deny: dict[str, tuple[str, ...]] = Field(
+        default_factory=dict,
+        description="Members never exposed, per module, on top of the shipped lists.",
+    )
+    trust_uncurated: bool = Field(
+        False,
+        description="Start with uncurated modules where the OS layer is off or degraded "
+        "(research only).",
+    )
     builtins: tuple[str, ...] = Field(
         default=tuple(sorted(BUILTIN_NAMES)), description="Builtins a script sees."
     )
@@ -164,16 +187,63 @@ class SandboxPolicy(BaseModel):
             )
         return self
 
+    @model_validator(mode="before")
+    @classmethod
+    def _split_allowed(cls, data: Any) -> Any:
+        # ``allow_modules`` adds names: curated ones to ``modules``, the rest (and the
+        # patterns) to ``extra_modules``.
+        if not isinstance(data, dict) or "allow_modules" not in data:
+            return data
+        data = dict(data)
+        names = data.pop("allow_modules")
+        if isinstance(names, str) or not isinstance(names, list | tuple):
+            raise ValueError("allow_modules must be a list of module names")
+        curated = [n for n in names if isinstance(n, str) and n in CURATED]
+        data["modules"] = [*data.get("modules", ()), *curated]
+        data["extra_modules"] = [
+            *data.get("extra_modules", ()),
+            *(n for n in names if n not in curated),
+        ]
+        return data
+
     @field_validator("modules")
     @classmethod
     def _known_modules(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        unknown = [m for m in value if m not in CATALOG]
+        unknown = [m for m in value if m not in CURATED]
         if unknown:
             raise ValueError(
-                f"unknown module(s) {', '.join(map(repr, unknown))}; "
-                f"available: {', '.join(CATALOG)}"
+                f"unknown module(s) {', '.join(map(repr, unknown))} (not curated: allow "
+                f"other modules with allow_modules); curated: {', '.join(sorted(CURATED))}"
             )
+        module_rules.check_installed(m for m in value if m not in CATALOG)  # not stdlib
         return tuple(sorted(set(value)))
+
+    @field_validator("extra_modules")
+    @classmethod
+    def _installed_modules(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for name in value:
+            module_rules.check_name(name)
+        module_rules.check_installed(value)
+        return tuple(sorted(set(value)))
+
+    @field_validator("deny")
+    @classmethod
+    def _deny_names(cls, value: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+        for name in value:
+            module_rules.check_name(name)
+        return {name: tuple(sorted(set(members))) for name, members in sorted(value.items())}
+
+    @model_validator(mode="after")
+    def _uncurated_contained(self) -> Self:
+        if EVERYTHING in self.extra_modules and not self.layers.os:
+            raise ValueError("allow_modules: '*' needs the OS layer (layers.os = true)")
+        if self.uncurated() and not self.layers.os and not self.trust_uncurated:
+            raise ValueError(
+                f"allow_modules: {', '.join(self.uncurated())} are contained by the OS layer "
+                "only, which this policy switches off (set trust_uncurated = true to run "
+                "them anyway, for research)"
+            )
+        return self
 
     @field_validator("builtins")
     @classmethod
@@ -189,7 +259,7 @@ class SandboxPolicy(BaseModel):
     # -- construction ----------------------------------------------------------------
     @classmethod
     def preset(cls, name: str) -> SandboxPolicy:
-        """A built-in policy: ``strict`` or ``default``."""
+        """A built-in policy: ``strict``, ``default`` or ``data``."""
         if name not in cls.PRESETS:
             raise PolicyError(f"unknown preset {name!r}; presets: {', '.join(cls.PRESETS)}")
         path = Path(__file__).with_name("presets") / f"{name}.toml"
@@ -240,11 +310,33 @@ class SandboxPolicy(BaseModel):
             merged = cls.preset(base).model_dump(mode="json")
             limits = {**merged["limits"], **_table(source, "limits", data.pop("limits", {}))}
             layers = {**merged["layers"], **_table(source, "layers", data.pop("layers", {}))}
-            data = {**merged, **data, "limits": limits, "layers": layers}
+            deny = dict(merged["deny"])
+            for module, members in _table(source, "deny", data.pop("deny", {})).items():
+                deny[module] = [*deny.get(module, ()), *members]
+            data = {**merged, **data, "limits": limits, "layers": layers, "deny": deny}
         try:
             return cls.model_validate(data)
         except ValidationError as exc:
             raise PolicyError(f"{source}: {_describe(exc)}") from None
+        except ModuleNameError as exc:
+            raise PolicyError(f"{source}: {exc}") from None
+
+    def allow_modules(self, *names: str) -> SandboxPolicy:
+        """A copy that may also import ``names`` (any installed module, ``pkg.*``, ``*``)."""
+        for name in names:
+            if not isinstance(name, str):
+                raise TypeError(f"allow_modules() takes module names, got {type(name).__name__}")
+        return self._revised(allow_modules=list(names))
+
+    def uncurated(self) -> tuple[str, ...]:
+        """The allowed names and patterns only the OS layer contains."""
+        return self.extra_modules
+
+    def required_mechanisms(self) -> tuple[str, ...]:
+        """``require``, plus the whole OS layer where uncurated modules need it."""
+        if self.extra_modules and (EVERYTHING in self.extra_modules or not self.trust_uncurated):
+            return tuple(sorted({*self.require, *OS_LAYER_MECHANISMS}))
+        return self.require
 
     def with_layers(self, **changes: bool) -> SandboxPolicy:
         """A copy with some layers switched (``language=False``, ``os=False``)."""
@@ -274,6 +366,8 @@ class SandboxPolicy(BaseModel):
             return SandboxPolicy.model_validate({**self.model_dump(), **fields})
         except ValidationError as exc:
             raise PolicyError(_describe(exc)) from None
+        except ModuleNameError as exc:
+            raise PolicyError(str(exc)) from None
 
     # -- identity --------------------------------------------------------------------
     def digest(self) -> str:
@@ -301,6 +395,9 @@ class SandboxPolicy(BaseModel):
             and layers.os
             and any(m["mode"] == "rw" for m in mounts),
             "modules": list(self.modules),
+            "extra_modules": list(self.extra_modules),
+            "deny": module_rules.deny_table(self.deny),  # for generated proxies
+            "policy_deny": {name: list(members) for name, members in self.deny.items()},
             "builtins": list(self.builtins),
             "layers": self.layers.model_dump(),
             "mounts": mounts,
@@ -335,6 +432,7 @@ def _describe(exc: ValidationError) -> str:
     parts = []
     for err in exc.errors():
         where = ".".join(str(p) for p in err["loc"]) or "policy"
+        where = where.replace("extra_modules", "allow_modules")  # its name in files
         message = err["msg"].removeprefix("Value error, ")
         parts.append(f"{where}: {message}")
     return "; ".join(parts)

@@ -145,7 +145,8 @@ def render_policy(
         f"policy: {label or policy.name}",
         f"digest: {policy.digest()}",
         f"layers: {layers}",
-        f"modules ({len(policy.modules)}): {' '.join(policy.modules)}",
+        f"modules ({len(policy.modules)}, curated): {' '.join(policy.modules)}",
+        *_uncurated_lines(policy),
         f"builtins: {len(policy.builtins)} names",
         "limits: " + ", ".join(f"{k}={v}" for k, v in limits.items()),
     ]
@@ -172,6 +173,33 @@ def _label(spec: str, policy: SandboxPolicy) -> str:
     if spec in SandboxPolicy.PRESETS or policy.name not in ("custom", *SandboxPolicy.PRESETS):
         return policy.name
     return spec if policy.name == "custom" else f"{spec} (extends {policy.name})"
+
+
+def _uncurated_lines(policy: SandboxPolicy) -> list[str]:
+    if not policy.extra_modules:
+        return []
+    lines = [
+        f"modules ({len(policy.extra_modules)}, uncurated, contained by the OS layer only): "
+        + " ".join(policy.extra_modules)
+    ]
+    if "*" in policy.extra_modules:
+        lines.append(
+            "WARNING: '*' allows EVERY installed module (ctypes, subprocess...): the language "
+            "layer no longer holds; only the OS layer contains the script"
+        )
+    if policy.trust_uncurated:
+        lines.append(
+            "WARNING: trust_uncurated = true: uncurated modules run even where the OS layer "
+            "is off or degraded"
+        )
+    else:
+        lines.append("  (the sandbox refuses to start unless the whole OS layer is active)")
+    if policy.deny:
+        lines.append(
+            "denied members (policy): "
+            + "; ".join(f"{m}: {', '.join(v)}" for m, v in policy.deny.items())
+        )
+    return lines
 
 
 def _layers(text: str) -> dict[str, bool]:

@@ -15,7 +15,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Self
 
 from .deaths import explain_death
-from .execution import ErrorCode, Execution, ToolCallRecord
+from .execution import ErrorCode, Execution, ToolCallRecord, WrittenFile
 from .limits_text import explain
 from .messages import Done, parse_worker_message
 from .mount_usage import MountUsage
@@ -24,6 +24,7 @@ from .process import SandboxError, WorkerHandle
 from .staged_writes import StagedWrites
 from .tools import ToolSet
 from .wire import ChannelClosed, FrameTooLarge, check_text, encode, encode_run, send_by
+from .written_files import WrittenFiles
 
 if TYPE_CHECKING:
     from .admission import Admission
@@ -51,6 +52,7 @@ class Session:
         # The mounts as the workers see them, resolved when the sandbox started.
         mounts = sandbox.worker_config["mounts"]
         self._measured = MountUsage(mounts)
+        self._written = WrittenFiles(mounts) if any(m["mode"] == "rw" for m in mounts) else None
         self._staged = (
             StagedWrites(mounts, self._measured.baseline)
             if sandbox.worker_config.get("stage_writes")
@@ -298,8 +300,13 @@ class Session:
             peak_memory_bytes=message.peak_memory_bytes,
             tool_calls=records,
             confinement=self.confinement,
+            files=self._files_written(),
             worker_restarted=False,
         )
+
+    def _files_written(self) -> list[WrittenFile]:
+        """What the run wrote under the writable mounts (also a run stopped by a limit)."""
+        return self._written.since_last() if self._written is not None else []
 
     def _check_writes(self) -> str | None:
         """Writes beyond a mount's budget (possible with the language layer off) retire
@@ -339,6 +346,7 @@ class Session:
             peak_memory_bytes=peak,
             tool_calls=records,
             confinement=self.confinement,
+            files=self._files_written(),
         )
 
     def _died(
@@ -375,4 +383,5 @@ class Session:
             peak_memory_bytes=peak,
             tool_calls=records,
             confinement=self.confinement,
+            files=self._files_written(),
         )

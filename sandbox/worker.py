@@ -17,9 +17,11 @@ import sys
 import time
 from typing import Any, NoReturn
 
+from . import audit
 from .confine import confine
 from .files import Mounts, make_open
-from .modules import ModuleProxy, make_import, reseed_random
+from .module_proxy import ModuleTable, make_import
+from .modules import ModuleProxy, reseed_random
 from .runtime import ScriptRuntime, install_cpu_handlers
 from .wire import (
     ChannelClosed,
@@ -77,6 +79,10 @@ def serve(
         report["language"] = "active" if layers["language"] else "off"
         reseed_random()
         sock = socket.socket(fileno=channel_fd)
+        if layers["language"]:
+            # Library code's own opens, sockets and processes (audit.py); after the
+            # channel's socket object exists, as creating one is refused from here on.
+            audit.install(config.get("mounts", []))
         reader = FrameReader(sock, max_frame=int(config["max_request_bytes"]))
         call_cap = host_frame_cap(limits)
 
@@ -95,7 +101,8 @@ def serve(
             "open_": make_open(mounts) if mounts else None,
         }
         builtin_names = config["builtins"]
-        runtime = ScriptRuntime(limits, builtin_names, make_import(proxies), call_host, **options)
+        table = proxies if isinstance(proxies, ModuleTable) else ModuleTable(proxies, (), {})
+        runtime = ScriptRuntime(limits, builtin_names, make_import(table), call_host, **options)
         install_cpu_handlers(runtime)
         sys.setrecursionlimit(int(limits["recursion_depth"]) + RECURSION_MARGIN)
         sock.sendall(

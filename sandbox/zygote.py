@@ -31,7 +31,7 @@ from typing import Any
 from . import landlock, namespaces, seccomp
 from .compiler import compile_script
 from .files import Mounts, module_members
-from .modules import build_proxies
+from .module_proxy import build_all
 from .worker import serve
 
 _WARM_UP = """
@@ -71,14 +71,20 @@ def main(ctrl_fd: int) -> None:
     config = json.loads(ctrl.recv(1 << 20))
     try:
         mounts = Mounts(config.get("mounts", []))
-        proxies = build_proxies(config["modules"], module_members(mounts))
+        proxies = build_all(config, module_members(mounts))
         compile_script(_WARM_UP, "<warm-up>")
         landlock.python_paths()  # computed once here, inherited by every worker
         landlock.library_paths()
         seccomp.prepare()
         vm_size = _vm_size()  # /proc is gone once the zygote is in its minimal root
         os_layer = config.get("layers", {}).get("os", True)
-        helpers = namespaces.enter_zygote(config.get("mounts", [])) if os_layer else []
+        # A staged worker covers a writable mount's host path with its private copy: a
+        # second bind of the real directory would go around it.
+        stage = bool(config.get("stage_writes"))
+        root_mounts = [
+            {**m, "stage": stage and m["mode"] == "rw"} for m in config.get("mounts", [])
+        ]
+        helpers = namespaces.enter_zygote(root_mounts) if os_layer else []
         # Keep the collector away from everything imported so far: workers then share
         # those pages with the zygote instead of copying them on first GC pass.
         gc.collect()

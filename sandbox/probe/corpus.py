@@ -8,7 +8,9 @@ Header (the first comment lines)::
     # success: the script obtains a real module object
     # expected: rejected
 
-``expected`` is the outcome under the default policy (``rejected`` or ``contained``).
+``expected`` is the outcome under the default policy (``rejected`` or ``contained``);
+the ``data`` category is meant for ``--policy data`` (under ``default`` its imports are
+rejected).
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ CATEGORIES = (
     "recursion",
     "sleep",
     "channel",
+    "data",
 )
 _REQUIRED = ("id", "category", "technique", "success", "expected")
 

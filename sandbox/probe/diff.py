@@ -43,8 +43,9 @@ def diff_policies(a: SandboxPolicy, b: SandboxPolicy) -> list[PolicyChange]:
                 meaning="a label for reports only; the rules and the digest ignore it",
             )
         )
-    for field in ("modules", "builtins"):
+    for field in ("modules", "extra_modules", "builtins"):
         changes += _set_change(field, getattr(a, field), getattr(b, field))
+    changes += _uncurated_changes(a, b)
     for name, info in Limits.model_fields.items():
         before, after = getattr(a.limits, name), getattr(b.limits, name)
         if before != after:
@@ -74,6 +75,34 @@ def diff_policies(a: SandboxPolicy, b: SandboxPolicy) -> list[PolicyChange]:
     return changes
 
 
+def _uncurated_changes(a: SandboxPolicy, b: SandboxPolicy) -> list[PolicyChange]:
+    changes = []
+    if a.deny != b.deny:
+        changes.append(
+            PolicyChange(
+                path="deny",
+                before={k: list(v) for k, v in a.deny.items()},
+                after={k: list(v) for k, v in b.deny.items()},
+                meaning="members never exposed by the module proxies, per module",
+            )
+        )
+    if a.trust_uncurated != b.trust_uncurated:
+        meaning = (
+            "uncurated modules run even where the OS layer is off or degraded"
+            if b.trust_uncurated
+            else "uncurated modules need the whole OS layer active"
+        )
+        changes.append(
+            PolicyChange(
+                path="trust_uncurated",
+                before=a.trust_uncurated,
+                after=b.trust_uncurated,
+                meaning=meaning,
+            )
+        )
+    return changes
+
+
 def _require_change(before: tuple[str, ...], after: tuple[str, ...]) -> list[PolicyChange]:
     added = sorted(set(after) - set(before))
     removed = sorted(set(before) - set(after))
@@ -93,7 +122,10 @@ def _set_change(field: str, before: tuple[str, ...], after: tuple[str, ...]) -> 
     removed = sorted(set(before) - set(after))
     if not added and not removed:
         return []
-    noun = "importable modules" if field == "modules" else "builtins scripts see"
+    noun = {
+        "modules": "importable modules",
+        "extra_modules": "uncurated modules (allow_modules; contained by the OS layer only)",
+    }.get(field, "builtins scripts see")
     parts = []
     if added:
         parts.append(f"adds {', '.join(added)} (scripts can reach more)")

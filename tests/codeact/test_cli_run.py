@@ -211,3 +211,28 @@ def test_missing_api_key_is_a_clear_usage_error() -> None:
     )
     assert result.returncode == 2
     assert "OPENAI_API_KEY" in result.stderr
+
+
+@pytest.mark.timeout(60)
+def test_allow_module_and_written_files_are_shown(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    policy = tmp_path / "p.toml"
+    policy.write_text(
+        f'extends = "default"\n[[mounts]]\nsandbox_path = "/out"\nhost_path = "{out}"\n'
+        'mode = "rw"\n'
+    )
+    replies = tmp_path / "replies.json"
+    script = (
+        "import csv\nw = open('/out/t.csv', 'w')\nw.write('a,b')\nw.close()\n"
+        "final_result(csv.QUOTE_ALL)"
+    )
+    replies.write_text(json.dumps([{"content": f"```python\n{script}\n```"}]))
+    args = ("run", "write it", "--model", f"scripted:{replies}", "--policy", str(policy))
+    refused = codeact(*args)
+    assert "module 'csv' is not available" in refused.stdout, refused.stdout + refused.stderr
+    result = codeact(*args, "--allow-module", "csv")
+    assert result.returncode == 0, result.stderr
+    assert "wrote /out/t.csv (3 bytes, new)" in result.stdout, result.stdout
+    bad = codeact(*args, "--allow-module", "no_such_module_xyz")
+    assert bad.returncode == 2 and "no_such_module_xyz" in bad.stderr
