@@ -224,14 +224,14 @@ def test_allow_module_and_written_files_are_shown(tmp_path: Path) -> None:
     )
     replies = tmp_path / "replies.json"
     script = (
-        "import csv\nw = open('/out/t.csv', 'w')\nw.write('a,b')\nw.close()\n"
-        "final_result(csv.QUOTE_ALL)"
+        "import tomllib\nw = open('/out/t.csv', 'w')\nw.write('a,b')\nw.close()\n"
+        "final_result(tomllib.loads('q = 1')['q'])"
     )
     replies.write_text(json.dumps([{"content": f"```python\n{script}\n```"}]))
     args = ("run", "write it", "--model", f"scripted:{replies}", "--policy", str(policy))
     refused = codeact(*args)
-    assert "module 'csv' is not available" in refused.stdout, refused.stdout + refused.stderr
-    result = codeact(*args, "--allow-module", "csv")
+    assert "No module named 'tomllib'" in refused.stdout, refused.stdout + refused.stderr
+    result = codeact(*args, "--allow-module", "tomllib")
     assert result.returncode == 0, result.stderr
     assert "wrote /out/t.csv (3 bytes, new)" in result.stdout, result.stdout
     bad = codeact(*args, "--allow-module", "no_such_module_xyz")

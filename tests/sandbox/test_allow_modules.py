@@ -15,13 +15,13 @@ DEFAULT = SandboxPolicy.preset("default")
 
 
 def test_allow_modules_returns_a_new_policy_and_sorts_names_by_curation() -> None:
-    policy = DEFAULT.allow_modules("numpy", "csv", "scipy.*")
+    policy = DEFAULT.allow_modules("numpy", "tomllib", "scipy.*")
     assert "numpy" in policy.modules  # curated: its hand-made proxy
-    assert policy.extra_modules == ("csv", "scipy.*")
-    assert policy.uncurated() == ("csv", "scipy.*")
+    assert policy.extra_modules == ("scipy.*", "tomllib")
+    assert policy.uncurated() == ("scipy.*", "tomllib")
     assert DEFAULT.extra_modules == () and "numpy" not in DEFAULT.modules
     assert policy.digest() != DEFAULT.digest()
-    assert DEFAULT.allow_modules("csv").digest() != DEFAULT.allow_modules("sqlite3").digest()
+    assert DEFAULT.allow_modules("tomllib").digest() != DEFAULT.allow_modules("sqlite3").digest()
 
 
 @pytest.mark.parametrize(
@@ -42,18 +42,18 @@ def test_a_name_that_cannot_be_allowed_is_a_policy_error(names: tuple[str], need
 def test_policy_files_add_allow_modules_to_the_preset_and_modules_replaces(tmp_path: Path) -> None:
     path = tmp_path / "p.toml"
     path.write_text(
-        'extends = "default"\nallow_modules = ["csv", "pandas"]\n[deny]\n"csv" = ["writer"]\n'
+        'extends = "default"\nallow_modules = ["tomllib", "pandas"]\n[deny]\n"tomllib" = ["load"]\n'
     )
     policy = SandboxPolicy.from_file(path)
     assert set(DEFAULT.modules) | {"pandas"} == set(policy.modules)
-    assert policy.extra_modules == ("csv",)
-    assert policy.deny == {"csv": ("writer",)}
-    assert policy == DEFAULT.allow_modules("csv", "pandas").model_copy(
-        update={"deny": {"csv": ("writer",)}}
+    assert policy.extra_modules == ("tomllib",)
+    assert policy.deny == {"tomllib": ("load",)}
+    assert policy == DEFAULT.allow_modules("tomllib", "pandas").model_copy(
+        update={"deny": {"tomllib": ("load",)}}
     )
-    path.write_text('extends = "data"\nmodules = ["json"]\nallow_modules = ["csv"]\n')
+    path.write_text('extends = "data"\nmodules = ["json"]\nallow_modules = ["tomllib"]\n')
     replaced = SandboxPolicy.from_file(path)
-    assert replaced.modules == ("json",) and replaced.extra_modules == ("csv",)
+    assert replaced.modules == ("json",) and replaced.extra_modules == ("tomllib",)
     path.write_text('extends = "default"\nallow_modules = ["not_installed_abc"]\n')
     with pytest.raises(PolicyError, match="not_installed_abc"):
         SandboxPolicy.from_file(path)
@@ -61,43 +61,41 @@ def test_policy_files_add_allow_modules_to_the_preset_and_modules_replaces(tmp_p
 
 def test_uncurated_modules_need_the_os_layer_unless_trusted() -> None:
     with pytest.raises(PolicyError, match="contained by the OS layer only"):
-        DEFAULT.with_layers(os=False).allow_modules("csv")
+        DEFAULT.with_layers(os=False).allow_modules("tomllib")
     trusted = DEFAULT.model_copy(update={"trust_uncurated": True})
-    assert trusted.with_layers(os=False).allow_modules("csv").extra_modules == ("csv",)
+    assert trusted.with_layers(os=False).allow_modules("tomllib").extra_modules == ("tomllib",)
     with pytest.raises(PolicyError, match="'\\*' needs the OS layer"):
         trusted.with_layers(os=False).allow_modules("*")
-    assert "syscall_filter" in DEFAULT.allow_modules("csv").required_mechanisms()
-    assert trusted.allow_modules("csv").required_mechanisms() == ()
+    assert "syscall_filter" in DEFAULT.allow_modules("tomllib").required_mechanisms()
+    assert trusted.allow_modules("tomllib").required_mechanisms() == ()
     assert "minimal_root" in trusted.allow_modules("*").required_mechanisms()
 
 
 def test_policy_show_says_what_is_curated_and_warns_about_everything() -> None:
-    text = render_policy(DEFAULT.allow_modules("csv", "*"), {})
-    assert "uncurated, contained by the OS layer only): * csv" in text
+    text = render_policy(DEFAULT.allow_modules("tomllib", "*"), {})
+    assert "uncurated, contained by the OS layer only): * tomllib" in text
     assert "WARNING: '*' allows EVERY installed module" in text
     assert "uncurated" not in render_policy(DEFAULT, {})
 
 
 def test_generated_proxies_expose_public_members_minus_the_deny_lists() -> None:
-    policy = DEFAULT.allow_modules("csv", "pickle", "email").model_copy(
-        update={"deny": {"csv": ("writer",)}}
+    policy = DEFAULT.allow_modules("tomllib", "pickle", "email").model_copy(
+        update={"deny": {"tomllib": ("load",)}}
     )
     with Sandbox(policy, spares=0) as sb, sb.session() as session:
         ok = session.run(
-            "import csv\n"
-            "rows = list(csv.reader(['a,b', '1,2']))\n"
-            "final_result([rows, csv.QUOTE_ALL])"
+            "import tomllib\n"
+            "final_result([tomllib.loads('a = 1'), tomllib.TOMLDecodeError.__name__])"
         )
-        assert ok.output.value == [[["a", "b"], ["1", "2"]], 1]  # type: ignore[union-attr]
+        assert ok.output.value == [{"a": 1}, "TOMLDecodeError"]  # type: ignore[union-attr]
         refused = {
-            "import csv\ncsv.writer": "has no attribute 'writer'",  # the policy's deny
+            "import tomllib\ntomllib.load": "has no attribute 'load'",  # the policy's deny
             "import pickle\npickle.loads": "has no attribute 'loads'",  # shipped deny
-            "import csv\ncsv._csv": "'_csv'",  # private
-            "import csv\ncsv.re": "has no attribute 're'",  # not in csv.__all__
+            "import tomllib\ntomllib._parser": "'_parser'",  # private
             "import email\nemail.charset": "has no attribute 'charset'",  # not allowed
             "import email\nemail.message": "has no attribute 'message'",  # not allowed
-            "import email.message": "not available in the sandbox",
-            "import csv\ncsv.reader.__self__": '"__self__"',
+            "import email.message": "No module named 'email.message'",
+            "import tomllib\ntomllib.loads.__self__": '"__self__"',
         }
         for source, needle in refused.items():
             execution = session.run(source)
@@ -122,24 +120,24 @@ def test_uncurated_modules_refuse_to_start_where_the_os_layer_is_degraded(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(process, "_BOOT", BOOT_REFUSING_IPC)
-    sandbox = Sandbox(DEFAULT.allow_modules("csv"), spares=0)
+    sandbox = Sandbox(DEFAULT.allow_modules("tomllib"), spares=0)
     with pytest.raises(RequirementNotMet, match="ipc_namespace"):
         sandbox.start()
     assert sandbox.processes() == set()
-    trusted = DEFAULT.allow_modules("csv").model_copy(update={"trust_uncurated": True})
+    trusted = DEFAULT.allow_modules("tomllib").model_copy(update={"trust_uncurated": True})
     with Sandbox(trusted, spares=0) as sb, sb.session() as session:
-        assert session.run("import csv\nfinal_result(csv.QUOTE_ALL)").output.value == 1  # type: ignore[union-attr]
+        assert session.run("import tomllib\nfinal_result(tomllib.loads('a = 1')['a'])").output.value == 1  # type: ignore[union-attr]
 
 
 def test_a_diff_names_uncurated_modules_deny_lists_and_trust() -> None:
     from sandbox.probe.diff import diff_policies
 
-    after = DEFAULT.allow_modules("csv").model_copy(
-        update={"deny": {"csv": ("writer",)}, "trust_uncurated": True}
+    after = DEFAULT.allow_modules("tomllib").model_copy(
+        update={"deny": {"tomllib": ("load",)}, "trust_uncurated": True}
     )
     changes = {c.path: c.meaning for c in diff_policies(DEFAULT, after)}
     assert "contained by the OS layer only" in changes["extra_modules"]
-    assert "adds csv" in changes["extra_modules"]
+    assert "adds tomllib" in changes["extra_modules"]
     assert set(changes) == {"extra_modules", "deny", "trust_uncurated"}
 
 

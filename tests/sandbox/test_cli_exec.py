@@ -183,12 +183,11 @@ def test_ctrl_c_stops_the_run_quietly_and_leaves_nothing_behind(tmp_path: Path) 
     assert not alive
 
 
-
 def test_allow_module_adds_a_module_and_an_unknown_one_is_a_usage_error() -> None:
-    source = "import csv\nfinal_result(csv.QUOTE_ALL)"
+    source = "import tomllib\nfinal_result(tomllib.loads('q = 1')['q'])"
     refused = codeact("exec", "-", "--json", stdin=source)
     assert json.loads(refused.stdout)["error_code"] == "policy_violation"
-    allowed = codeact("exec", "-", "--json", "--allow-module", "csv", stdin=source)
+    allowed = codeact("exec", "-", "--json", "--allow-module", "tomllib", stdin=source)
     assert json.loads(allowed.stdout)["output"]["value"] == 1, allowed.stdout
     unknown = codeact("exec", "-", "--allow-module", "no_such_module_xyz", stdin=source)
     assert unknown.returncode == 2 and "no_such_module_xyz" in unknown.stderr
