@@ -126,7 +126,8 @@ def test_uncurated_modules_refuse_to_start_where_the_os_layer_is_degraded(
     assert sandbox.processes() == set()
     trusted = DEFAULT.allow_modules("tomllib").model_copy(update={"trust_uncurated": True})
     with Sandbox(trusted, spares=0) as sb, sb.session() as session:
-        assert session.run("import tomllib\nfinal_result(tomllib.loads('a = 1')['a'])").output.value == 1  # type: ignore[union-attr]
+        execution = session.run("import tomllib\nfinal_result(tomllib.loads('a = 1')['a'])")
+        assert execution.output.value == 1  # type: ignore[union-attr]
 
 
 def test_a_diff_names_uncurated_modules_deny_lists_and_trust() -> None:
