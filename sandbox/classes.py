@@ -360,8 +360,9 @@ def show_as(classes: Iterable[type], base: type, name: str) -> None:
     named ``name`` (every module proxy shows as ``module``)."""
     shown = _opaque_classes.get(base)
     if shown is None or shown.__name__ != name:
-        namespace = {"__slots__": (), "_sandbox_target": base, "__module__": "builtins"}
+        namespace = {"__slots__": (), "__module__": "builtins"}
         shown = _OpaqueMeta(name, (), namespace)
+        remember_target(shown, base)
         _opaque_classes[base] = shown
     for cls in classes:
         _opaque_classes[cls] = shown

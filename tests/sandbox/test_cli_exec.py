@@ -102,10 +102,10 @@ def test_too_little_memory_is_refused_up_front() -> None:
     result = codeact("exec", "examples/primes.py", "--memory-mb", "64")
     assert result.returncode == 2 and result.stdout == ""
     assert "limits.memory_mb: 64 MB is too little" in result.stderr
-    assert "at least 80 MB" in result.stderr
+    assert "at least 100 MB" in result.stderr
     assert "Traceback" not in result.stderr
     # The floor is real: the smallest figure accepted runs a script.
-    result = codeact("exec", "examples/primes.py", "--memory-mb", "80")
+    result = codeact("exec", "examples/primes.py", "--memory-mb", "100")
     assert result.returncode == 0, result.stderr
 
 
