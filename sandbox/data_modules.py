@@ -35,9 +35,10 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import sys
 from typing import Any
 
-from . import guards
+from . import guards, safe_format
 
 #: Curated data modules (a policy names each; submodules not listed are unreachable).
 DATA_CATALOG: tuple[str, ...] = (
@@ -89,6 +90,9 @@ DATA_DENIED: dict[str, tuple[str, ...]] = {
         "sympify",
         "parse_expr",
         "lambdify",
+        # var() binds its symbols in the calling frame's globals: called back by library
+        # code (json.dumps(default=sympy.var)), it writes into that library's module.
+        "var",
         "preview",
         "init_session",
         "init_printing",
@@ -142,10 +146,44 @@ def prepare(allowed: frozenset[str]) -> None:
         # numpy's ndarray: its ``strides``/``data`` setters reinterpret raw memory.
         guards.allow_attribute_writes(pandas.DataFrame, pandas.Series, pandas.Index)
     if "sympy" in allowed:
-        parser = importlib.import_module("sympy.parsing.sympy_parser")
+        _close_sympy()
+    if "matplotlib" in allowed:
+        _close_matplotlib()
 
-        why = "sympy evaluates the parsed text with Python's eval; build expressions from symbols"
-        vars(parser)["eval_expr"] = _refuser("sympy string parsing", why)
+
+def _close_sympy() -> None:
+    parser = importlib.import_module("sympy.parsing.sympy_parser")
+    why = "sympy evaluates the parsed text with Python's eval; build expressions from symbols"
+    vars(parser)["eval_expr"] = _refuser("sympy string parsing", why)
+    # lambdify writes Python source from an expression (a Function's name goes in as
+    # written) and exec's it with the real builtins; library functions call it too
+    # (nsolve), so it is replaced wherever a loaded sympy module holds it.
+    real = importlib.import_module("sympy.utilities.lambdify").lambdify
+    refused = _refuser("sympy.lambdify", "it generates Python source and runs it")
+    for name, module in list(sys.modules.items()):
+        if (name == "sympy" or name.startswith("sympy.")) and module is not None:
+            for attr, value in list(vars(module).items()):
+                if value is real:
+                    vars(module)[attr] = refused
+
+
+def _close_matplotlib() -> None:
+    # Their str.format templates come from the script and are applied natively: a field
+    # like "{x.__globals__[...]}" would walk any object's attributes past the guard.
+    ticker = importlib.import_module("matplotlib.ticker")
+    cbook = importlib.import_module("matplotlib.cbook")
+
+    def formatter_call(self: Any, x: Any, pos: Any = None) -> str:
+        return safe_format._vformat(self.fmt, (), {"x": x, "pos": pos})
+
+    def auto_format_str(fmt: Any, value: Any) -> str:
+        try:
+            return str(fmt % (value,))
+        except (TypeError, ValueError):
+            return safe_format._vformat(str(fmt), (value,), {})
+
+    ticker.StrMethodFormatter.__call__ = formatter_call
+    vars(cbook)["_auto_format_str"] = auto_format_str
 
 
 def safe_members(name: str) -> dict[str, Any]:

@@ -109,6 +109,9 @@ class Evaluator:
         self._register = register
         self._max_source = max_source
         self._cache: dict[tuple[str, str, tuple[str, ...]], tuple[Any, tuple[str, ...]]] = {}
+        #: The script's globals: ``eval``/``exec`` without ``globals`` run there when no
+        #: script frame called them (library code calling back, an event loop's callback).
+        self.script_globals: dict[str, Any] = {}
 
     # -- compiling -------------------------------------------------------------------
     def _compile(self, text: str, mode: str, outer: frozenset[str]) -> tuple[Any, tuple[str, ...]]:
@@ -176,10 +179,14 @@ class Evaluator:
     # -- running ---------------------------------------------------------------------
     def _namespace(self, globals_: Any, locals_: Any) -> tuple[dict[str, Any], Any]:
         if globals_ is None:
-            frame = sys._getframe(1)
-            # The script's frame that called eval/exec: the first one of its code.
-            while frame.f_back is not None and not frame.f_code.co_filename.startswith("<script"):
+            # The script's frame that called eval/exec: the first one of its code. Never
+            # another frame's globals: a library or the runtime calling ``eval`` back (a
+            # callback, a ``key=``) would hand over its own module's real builtins.
+            frame: Any = sys._getframe(1)
+            while frame is not None and not frame.f_code.co_filename.startswith("<script"):
                 frame = frame.f_back
+            if frame is None:
+                return self.script_globals, (None if locals_ is None else locals_)
             caller_globals = frame.f_globals
             scope = frame.f_locals if locals_ is None else locals_
             return caller_globals, (None if scope is caller_globals else scope)

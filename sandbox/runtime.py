@@ -117,6 +117,8 @@ class ScriptRuntime:
             "error": builtin(self._error, "error"),
             "transfer_to_agent": builtin(self._transfer, "transfer_to_agent"),
         }
+        if language:
+            evaluator.script_globals = self.globals
         self._sources: dict[str, list[str]] = {}
         self._compiled: dict[str, tuple[str, Any]] = {}
         bind_streams(self._capture, int(limits.get("recursion_depth", 200)))

@@ -23,6 +23,7 @@ Worker side: standard library only.
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
 from collections.abc import Coroutine
 from typing import Any
@@ -89,6 +90,16 @@ class ScriptLoop(asyncio.BaseEventLoop):
 
     def _write_to_self(self) -> None:
         pass
+
+    def default_exception_handler(self, context: dict[str, Any]) -> None:
+        """An exception nobody awaited: one line in the script's output, as a script
+        would see it (asyncio's own report prints the runtime's tracebacks and paths)."""
+        exc = context.get("exception")
+        what = context.get("message") or "Unhandled exception in the event loop"
+        if isinstance(what, str) and what.startswith("Exception in callback"):
+            what = "Exception in a callback"
+        detail = f"{type(exc).__name__}: {exc}" if exc is not None else ""
+        print(f"{what}: {detail}" if detail else what, file=sys.stderr)
 
 
 def in_script_loop() -> bool:
