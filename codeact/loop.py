@@ -1,7 +1,5 @@
 """The run loop: prompt → model reply → extract code → run in the sandbox → feedback.
 
-:class:`RunState` is shared by a top-level run and the sub-agent runs it starts
-(events, usage, tool calls, sandboxes, approvals, MCP connections, the caller's deps).
 :class:`AgentLoop` drives one conversation: it owns a sandbox session for the agent in
 charge, swaps agent (and session) on a transfer, and returns the final result or raises
 :class:`RunEnded`.
@@ -10,7 +8,6 @@ charge, swaps agent (and session) on a transfer, and returns the final result or
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import uuid
@@ -21,10 +18,9 @@ from pydantic import JsonValue, TypeAdapter, ValidationError
 
 from codeact import telemetry
 from codeact.agent import Agent, Tool
-from codeact.approval import InteractionBroker, RunEnded, new_action_id
+from codeact.approval import RunEnded, new_action_id
 from codeact.context import RunContext, bind_context, takes_context
 from codeact.events import (
-    AgentEvent,
     FailureCode,
     ModelReplied,
     PreparedAction,
@@ -33,21 +29,19 @@ from codeact.events import (
 )
 from codeact.extract import extract_code
 from codeact.feedback import render_feedback
-from codeact.mcp.client import MCPConnections
 from codeact.messages import Ai, Message, resolve_history
 from codeact.models.errors import ModelError
 from codeact.output import ToolCallLog
 from codeact.prompting import render, system_prompt
+from codeact.run_state import RunState
 from codeact.schema import OutputSchema
 from codeact.settle import settle, uncancellable
-from codeact.summary import UsageSummary, plural
+from codeact.summary import plural
 from sandbox import (
-    AsyncSandbox,
     AsyncSession,
     Execution,
     PolicyError,
     SandboxError,
-    SandboxPolicy,
 )
 
 if TYPE_CHECKING:
@@ -62,85 +56,6 @@ _log = logging.getLogger("codeact.loop")
 def feedback_id() -> str:
     """A fresh id for a feedback message."""
     return FEEDBACK_ID_PREFIX + uuid.uuid4().hex
-
-
-class RunState:
-    """What every agent of one run shares."""
-
-    def __init__(
-        self,
-        run_id: str,
-        emit: Callable[[AgentEvent], None],
-        shared: AsyncSandbox | None = None,
-        deps: Any = None,
-    ) -> None:
-        self.run_id = run_id
-        #: What the caller passed as ``run(task, deps=...)``: given to tools that take a
-        #: :class:`~codeact.context.RunContext`, never to the sandbox.
-        self.deps = deps
-        self.emit = emit
-        self.usage = UsageSummary()
-        self.tool_calls: list[ToolCallLog] = []
-        self.broker = InteractionBroker(emit)
-        #: A run ended while a script waited on a tool approval (no approver, a failing
-        #: one, a cancel): the tool call is refused, and the run ends once the script
-        #: returns, instead of the script's sandbox turning it into a tool error.
-        self.ended: RunEnded | None = None
-        self._shared = shared
-        self._sandboxes: dict[str, AsyncSandbox] = {}
-        self._mcp_tools: dict[int, dict[str, Tool]] = {}
-        self._connections = MCPConnections()
-
-    async def connect(self, root: Agent) -> None:
-        """Connect the MCP servers of ``root`` and of every agent it can reach.
-
-        Done once, at the start of the run; :meth:`close` closes them.
-        """
-        for agent in _agent_graph(root):
-            if agent.mcp_servers and id(agent) not in self._mcp_tools:
-                taken = set(agent.tools) | {a.name for a in agent.sub_agents}
-                tools = await self._connections.connect(agent.mcp_servers, taken)
-                self._mcp_tools[id(agent)] = {t.name: t for t in tools}
-
-    def tools_of(self, agent: Agent) -> dict[str, Tool]:
-        """The agent's own tools and those of its MCP servers."""
-        return {**agent.tools, **self._mcp_tools.get(id(agent), {})}
-
-    async def sandbox(self, policy: SandboxPolicy) -> AsyncSandbox:
-        """A started sandbox for ``policy``: the caller's when its policy is this one,
-        else one the run starts (one per distinct policy per run)."""
-        key = policy.digest()
-        if self._shared is not None and self._shared.policy.digest() == key:
-            return await uncancellable(self._shared.start())
-        if key not in self._sandboxes:
-            sandbox = AsyncSandbox(policy, spares=1)
-            try:
-                # The start runs in a thread that a cancellation cannot stop: wait for
-                # it, so that what it started is stopped below, not left running.
-                await uncancellable(sandbox.start())
-            except BaseException:
-                with contextlib.suppress(Exception):
-                    await settle(sandbox.close())
-                raise
-            self._sandboxes[key] = sandbox
-        return self._sandboxes[key]
-
-    async def close(self) -> None:
-        """Stop every sandbox the run started (the caller's stays up) and close the MCP
-        connections; the first failure is raised once all of them were stopped."""
-        sandboxes, self._sandboxes = list(self._sandboxes.values()), {}
-        failure: Exception | None = None
-        try:
-            await self._connections.aclose()
-        except Exception as exc:  # a server that broke on the way out
-            failure = exc
-        for sandbox in sandboxes:
-            try:
-                await sandbox.close()
-            except Exception as exc:
-                failure = failure or exc
-        if failure is not None:
-            raise failure
 
 
 class AgentLoop:
@@ -476,15 +391,3 @@ class Continue:
 
 
 CONTINUE = Continue()
-
-
-def _agent_graph(root: Agent) -> list[Agent]:
-    """``root`` and every agent it can reach as a sub-agent or a transfer target."""
-    seen: dict[int, Agent] = {}
-    todo = [root]
-    while todo:
-        agent = todo.pop()
-        if id(agent) not in seen:
-            seen[id(agent)] = agent
-            todo += [*agent.sub_agents, *agent.transfer_targets]
-    return list(seen.values())

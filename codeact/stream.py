@@ -20,10 +20,11 @@ from codeact.events import (
     Started,
     SubmitInteraction,
 )
-from codeact.loop import AgentLoop, Continue, RunState, describe_exception
+from codeact.loop import AgentLoop, Continue, describe_exception
 from codeact.mcp.client import MCPConnectionError
 from codeact.messages import Message
 from codeact.output import AgentOutput, RunFailure
+from codeact.run_state import RunState
 from codeact.settle import settle
 from sandbox import AsyncSandbox, Sandbox, SandboxError
 

@@ -15,7 +15,8 @@ def convert(amount: float, currency: str = "EUR") -> float:
 
 
 def prompt_of(agent: Agent) -> str:
-    from codeact.loop import AgentLoop, RunState
+    from codeact.loop import AgentLoop
+    from codeact.run_state import RunState
 
     return AgentLoop(RunState("r", lambda _: None), agent, []).system_message(agent).text()
 
