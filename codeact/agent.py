@@ -24,6 +24,7 @@ from codeact.models.base import Model
 from codeact.prompting import load_templates
 from codeact.schema import OutputSchema
 from sandbox import AsyncSandbox, Sandbox, SandboxPolicy
+from sandbox.tools import RESERVED_NAMES
 
 if TYPE_CHECKING:
     from codeact.approval import Checkpoint
@@ -35,7 +36,8 @@ if TYPE_CHECKING:
 Approval = Literal["never", "scripts", "tools"]
 Approver = Callable[["InteractionRequired"], "SubmitInteraction | Awaitable[SubmitInteraction]"]
 HistoryProcessor = Callable[[list[Message]], list[Message]]
-_RESERVED = {"final_result", "observation", "error", "transfer_to_agent", "print"}
+#: Names no tool, sub-agent or agent may take: the result helpers and ``print``.
+RESERVED_TOOL_NAMES = RESERVED_NAMES | {"print"}
 
 
 @dataclass(frozen=True)
@@ -110,7 +112,7 @@ def tool(
 def _check_identifier(kind: str, name: str) -> None:
     if not name.isidentifier() or keyword.iskeyword(name) or name.startswith("_"):
         raise ValueError(f"{kind} name {name!r} must be a Python identifier without a leading _")
-    if name in _RESERVED:
+    if name in RESERVED_TOOL_NAMES:
         raise ValueError(f"{kind} name {name!r} is reserved")
 
 

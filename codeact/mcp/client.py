@@ -207,9 +207,9 @@ async def connect(
 
 
 def _reserved(name: str) -> bool:
-    from sandbox.tools import RESERVED_NAMES
+    from codeact.agent import RESERVED_TOOL_NAMES
 
-    return name in RESERVED_NAMES or name == "print"
+    return name in RESERVED_TOOL_NAMES
 
 
 def mcp_tool(conn: ConnectedServer, item: Any, ident: str) -> Tool:

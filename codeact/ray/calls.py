@@ -19,21 +19,11 @@ import pydantic
 import pydantic_core
 
 from sandbox.tools import ToolSet, _describe_validation, _validated
+from sandbox.tools import _describe as describe
 
 
 def reply_failed(kind: str, message: str) -> dict[str, Any]:
     return {"op": "result", "ok": False, "error_type": kind, "message": message[:4000]}
-
-
-def describe(exc: BaseException) -> str:
-    """An exception's message, as the sandbox reports it (its ``__str__`` may raise)."""
-    try:
-        if isinstance(exc, KeyError) and exc.args:
-            # KeyError's str() quotes its key; the worker re-raises it, quoting once more.
-            return str(exc.args[0])
-        return str(exc)
-    except Exception:
-        return "(its message could not be shown)"
 
 
 class CallerTools:

@@ -19,7 +19,7 @@ from typing import Any, Self
 
 import ray
 
-from codeact.ray.calls import CallerTools, describe, reply_failed
+from codeact.ray.calls import CallerTools, reply_failed
 from codeact.ray.cluster import Connection, Placement, alive_nodes
 from codeact.ray.fleet import Fleet, Member
 from codeact.ray.node import NodeSandbox, tool_spec
@@ -32,6 +32,7 @@ from sandbox import (
     SandboxPolicy,
 )
 from sandbox.tools import ToolGate
+from sandbox.tools import _describe as describe
 
 
 class RaySandboxPool(AsyncSandbox):
