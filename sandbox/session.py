@@ -337,16 +337,25 @@ class Session:
     ) -> Execution:
         cpu = worker.cpu_seconds() or 0.0
         peak = self._retire(worker)
-        self._check_writes()  # what the run wrote before it was stopped
+        message = explain(code.value, self._limits.model_dump())
+        files: list[WrittenFile] = []
+        try:
+            self._check_writes()  # what the run wrote before it was stopped
+            files = self._files_written()
+        except OSError as exc:
+            # The host's verdict stands (this runs inside the run's channel handler, which
+            # would otherwise report the worker it just killed as cancelled); the failure
+            # to look at the mounts is reported with it.
+            message += f" What the run wrote could not be checked: {exc.strerror or exc}."
         return Execution(
-            output=Error(message=explain(code.value, self._limits.model_dump())),
+            output=Error(message=message),
             error_code=code,
             duration_s=time.perf_counter() - started - tool_time,
             cpu_s=cpu,
             peak_memory_bytes=peak,
             tool_calls=records,
             confinement=self.confinement,
-            files=self._files_written(),
+            files=files,
         )
 
     def _died(
