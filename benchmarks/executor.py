@@ -27,9 +27,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sandbox import Sandbox, SandboxPolicy
-from sandbox.compiler import compile_script
-from sandbox.modules import build_proxies, make_import
-from sandbox.runtime import ScriptRuntime
+from sandbox.worker.language.compiler import compile_script
+from sandbox.worker.language.modules import build_proxies, make_import
+from sandbox.worker.runtime import ScriptRuntime
 
 ARITHMETIC = """
 total = 0

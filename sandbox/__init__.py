@@ -5,7 +5,7 @@ Public API: :class:`Sandbox`, :class:`AsyncSandbox`, :class:`SandboxPolicy`,
 :class:`SandboxHealth`, and the errors :class:`SandboxError`, :class:`AdmissionTimeout`.
 
 Names are loaded on first use, so that the worker processes, which import
-``sandbox.zygote``, do not pay for the host side (pydantic, threads).
+``sandbox.worker.zygote``, do not pay for the host side (pydantic, threads).
 """
 
 from __future__ import annotations
@@ -15,28 +15,28 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .admission import AdmissionTimeout
-    from .aio import AsyncSandbox, AsyncSession
-    from .execution import ErrorCode, Execution, ToolCallRecord
-    from .health import SandboxHealth
-    from .host import Sandbox
-    from .output import Error, FinalResult, Observation, ScriptOutput, TransferToAgent
-    from .policy import Layers, Limits, Mount, PolicyError, SandboxPolicy
-    from .process import SandboxError
-    from .requirements import RequirementNotMet
-    from .session import Session
-    from .tools import ToolDefinitionError
+    from sandbox.execution import ErrorCode, Execution, ToolCallRecord
+    from sandbox.host.admission import AdmissionTimeout
+    from sandbox.host.aio import AsyncSandbox, AsyncSession
+    from sandbox.host.health import SandboxHealth
+    from sandbox.host.requirements import RequirementNotMet
+    from sandbox.host.sandbox import Sandbox
+    from sandbox.host.session import Session
+    from sandbox.host.tools import ToolDefinitionError
+    from sandbox.host.workers import SandboxError
+    from sandbox.output import Error, FinalResult, Observation, ScriptOutput, TransferToAgent
+    from sandbox.policy import Layers, Limits, Mount, PolicyError, SandboxPolicy
 
 _EXPORTS = {
-    "AdmissionTimeout": "admission",
-    "AsyncSandbox": "aio",
-    "AsyncSession": "aio",
+    "AdmissionTimeout": "host.admission",
+    "AsyncSandbox": "host.aio",
+    "AsyncSession": "host.aio",
     "ErrorCode": "execution",
     "Execution": "execution",
     "ToolCallRecord": "execution",
-    "Sandbox": "host",
-    "SandboxHealth": "health",
-    "Session": "session",
+    "Sandbox": "host.sandbox",
+    "SandboxHealth": "host.health",
+    "Session": "host.session",
     "Error": "output",
     "FinalResult": "output",
     "Observation": "output",
@@ -47,9 +47,9 @@ _EXPORTS = {
     "Mount": "policy",
     "PolicyError": "policy",
     "SandboxPolicy": "policy",
-    "SandboxError": "process",
-    "RequirementNotMet": "requirements",
-    "ToolDefinitionError": "tools",
+    "SandboxError": "host.workers",
+    "RequirementNotMet": "host.requirements",
+    "ToolDefinitionError": "host.tools",
 }
 
 # Silent unless the application configures logging (``codeact run -v`` does).

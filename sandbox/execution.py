@@ -6,7 +6,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-from .output import AnyScriptOutput
+from sandbox.output import AnyScriptOutput
 
 
 class ErrorCode(StrEnum):

@@ -21,8 +21,8 @@ import importlib.util
 import re
 from collections.abc import Iterable
 
-from .data_modules import DATA_CATALOG, DATA_DENIED
-from .modules import CATALOG
+from sandbox.worker.language.data_modules import DATA_CATALOG, DATA_DENIED
+from sandbox.worker.language.modules import CATALOG
 
 CURATED: frozenset[str] = frozenset(CATALOG) | frozenset(DATA_CATALOG)
 EVERYTHING = "*"

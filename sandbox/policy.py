@@ -18,11 +18,11 @@ from typing import Any, ClassVar, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from . import module_rules
-from .guards import BUILTIN_NAMES
-from .module_rules import CURATED, EVERYTHING, ModuleNameError
-from .modules import CATALOG
-from .requirements import REQUIRABLE
+from sandbox import module_rules
+from sandbox.host.requirements import REQUIRABLE
+from sandbox.module_rules import CURATED, EVERYTHING, ModuleNameError
+from sandbox.worker.language.guards import BUILTIN_NAMES
+from sandbox.worker.language.modules import CATALOG
 
 #: What "the OS layer fully active" means for uncurated modules (``write_staging`` is
 #: checked by the worker's own report where it applies).

@@ -22,9 +22,10 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from .host import Sandbox
-from .policy import Mount, PolicyError, SandboxPolicy
-from .probe import (
+from sandbox.host.sandbox import Sandbox
+from sandbox.host.workers import SandboxError
+from sandbox.policy import Mount, PolicyError, SandboxPolicy
+from sandbox.probe import (
     SUITES,
     CaseResult,
     ProbeRefused,
@@ -32,10 +33,9 @@ from .probe import (
     render_table,
     run_suite,
 )
-from .probe.diff import diff_policies
-from .probe.progress import DisplayKind, ProbeProgress
-from .probe.report_html import render_probe_report
-from .process import SandboxError
+from sandbox.probe.diff import diff_policies
+from sandbox.probe.progress import DisplayKind, ProbeProgress
+from sandbox.probe.report_html import render_probe_report
 
 EXIT_OK, EXIT_ESCAPED, EXIT_USAGE, EXIT_SANDBOX = 0, 1, 2, 3
 LAYERS = ("language", "os")

@@ -13,7 +13,7 @@ import psutil
 import pytest
 from hypothesis import HealthCheck, settings
 
-from sandbox.host import open_sandboxes
+from sandbox.host.sandbox import open_sandboxes
 
 # ``ci`` (the default) keeps property tests bounded for a busy 2-core machine;
 # ``pytest --hypothesis-profile=deep`` runs the fuzzers (tests/fuzz) 100 times longer.

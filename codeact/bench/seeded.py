@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Self
 
 from sandbox import AsyncSandbox, AsyncSession, Sandbox
-from sandbox.tools import ToolGate
+from sandbox.host.tools import ToolGate
 
 
 class SeededSession(AsyncSession):

@@ -18,8 +18,8 @@ from typing import Any
 import pydantic
 import pydantic_core
 
-from sandbox.tools import ToolSet, _describe_validation, _validated
-from sandbox.tools import _describe as describe
+from sandbox.host.tools import ToolSet, _describe_validation, _validated
+from sandbox.host.tools import _describe as describe
 
 
 def reply_failed(kind: str, message: str) -> dict[str, Any]:

@@ -31,8 +31,8 @@ from sandbox import (
     SandboxHealth,
     SandboxPolicy,
 )
-from sandbox.tools import ToolGate
-from sandbox.tools import _describe as describe
+from sandbox.host.tools import ToolGate
+from sandbox.host.tools import _describe as describe
 
 
 class RaySandboxPool(AsyncSandbox):

@@ -9,9 +9,16 @@ attack success rate.
 
 from __future__ import annotations
 
-from .results import CaseResult, CategoryRow, Outcome, render_comparison, render_table, summarize
-from .safety import ProbeRefused
-from .suite import SUITES, run_suite
+from sandbox.probe.results import (
+    CaseResult,
+    CategoryRow,
+    Outcome,
+    render_comparison,
+    render_table,
+    summarize,
+)
+from sandbox.probe.safety import ProbeRefused
+from sandbox.probe.suite import SUITES, run_suite
 
 __all__ = [
     "SUITES",

@@ -21,10 +21,10 @@ import threading
 from pathlib import Path
 from typing import Self
 
-from ..policy import Mount, SandboxPolicy
-from .hoststate import FileMeta, Opener
-from .hostview import HostView
-from .listeners import Decoy, TcpListener, UdpListener
+from sandbox.policy import Mount, SandboxPolicy
+from sandbox.probe.hoststate import FileMeta, Opener
+from sandbox.probe.hostview import HostView
+from sandbox.probe.listeners import Decoy, TcpListener, UdpListener
 
 #: What a script does with the ``os`` module (``osm``) once it holds a real one.
 PAYLOAD_OS = """\

@@ -15,10 +15,10 @@ import signal
 import time
 from collections.abc import Iterable
 
-from . import procinfo
+from sandbox.probe import procinfo
 
-#: Every zygote and worker runs ``python ... -c "...from sandbox.zygote import main..."``.
-WORKER_MARK = "sandbox.zygote"
+#: Every zygote and worker runs ``python ... -c "...from sandbox.worker.zygote import main..."``.
+WORKER_MARK = "sandbox.worker.zygote"
 
 Identity = tuple[int, int]
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, JsonValue
 
-from ..policy import Limits, Mount, SandboxPolicy
+from sandbox.policy import Limits, Mount, SandboxPolicy
 
 _LAYER_MEANING = {
     ("language", False): "the language layer is switched off: scripts run as plain Python "

@@ -14,17 +14,17 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from ..execution import Execution
-from ..policy import SandboxPolicy
-from ..process import SandboxError
-from . import census, procinfo
-from .arena import CaseArena, SuiteArena
-from .corpus import AttackCase
-from .detectors import Bounds, Evidence, judge
-from .holder import SandboxHolder
-from .hoststate import HostProcess
-from .results import CaseResult, outcome_of, told
-from .safety import check_machine, check_policy
+from sandbox.execution import Execution
+from sandbox.host.workers import SandboxError
+from sandbox.policy import SandboxPolicy
+from sandbox.probe import census, procinfo
+from sandbox.probe.arena import CaseArena, SuiteArena
+from sandbox.probe.corpus import AttackCase
+from sandbox.probe.detectors import Bounds, Evidence, judge
+from sandbox.probe.holder import SandboxHolder
+from sandbox.probe.hoststate import HostProcess
+from sandbox.probe.results import CaseResult, outcome_of, told
+from sandbox.probe.safety import check_machine, check_policy
 
 #: Categories whose evidence (files, processes, memory, channel) must not be shared.
 EXCLUSIVE = frozenset(

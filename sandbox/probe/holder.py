@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import threading
 
-from ..host import Sandbox
-from ..policy import SandboxPolicy
+from sandbox.host.sandbox import Sandbox
+from sandbox.policy import SandboxPolicy
 
 
 class SandboxHolder:

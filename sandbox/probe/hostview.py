@@ -18,8 +18,8 @@ import secrets
 import socket
 from pathlib import Path
 
-from ..namespaces import HOSTNAME
-from .sysv import SysvBait
+from sandbox.probe.sysv import SysvBait
+from sandbox.worker.confine.namespaces import HOSTNAME
 
 _libc = ctypes.CDLL(None, use_errno=True)
 

@@ -9,7 +9,7 @@ import time
 from collections import Counter
 from typing import Any, Literal
 
-from .results import CaseResult
+from sandbox.probe.results import CaseResult
 
 DisplayKind = Literal["rich", "plain", "none"]
 

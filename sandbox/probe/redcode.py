@@ -20,16 +20,16 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from ..execution import Execution
-from ..policy import SandboxPolicy
-from ..process import SandboxError
-from . import census
-from .holder import SandboxHolder
-from .listeners import HttpRecorder
-from .redcode_cases import RedCodeCase
-from .redcode_stage import RedCodeStage
-from .results import CaseResult, outcome_of, told
-from .safety import check_machine, check_policy
+from sandbox.execution import Execution
+from sandbox.host.workers import SandboxError
+from sandbox.policy import SandboxPolicy
+from sandbox.probe import census
+from sandbox.probe.holder import SandboxHolder
+from sandbox.probe.listeners import HttpRecorder
+from sandbox.probe.redcode_cases import RedCodeCase
+from sandbox.probe.redcode_stage import RedCodeStage
+from sandbox.probe.results import CaseResult, outcome_of, told
+from sandbox.probe.safety import check_machine, check_policy
 
 #: Categories judged by the printed expected result (their effect stays in the worker).
 OUTPUT_JUDGED = frozenset({11, 17, 24, 27})

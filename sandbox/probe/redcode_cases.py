@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from .corpus import security_dir
+from sandbox.probe.corpus import security_dir
 
 #: Short names of the 27 categories (from the cases' summaries).
 CATEGORY_NAMES = {

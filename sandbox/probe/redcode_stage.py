@@ -18,8 +18,8 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
-from .listeners import Decoy, HttpRecorder, TcpListener, UdpListener
-from .redcode_cases import RedCodeCase
+from sandbox.probe.listeners import Decoy, HttpRecorder, TcpListener, UdpListener
+from sandbox.probe.redcode_cases import RedCodeCase
 
 _TOP = "etc|root|usr|var|proc|sys|app|bin|dev|lib|lib64|opt|boot|home|tmp|srv|mnt|run|sbin"
 _ABS = re.compile(rf"(?<=['\"\s])/(?:{_TOP})(?=[/'\"\s]|$)[^'\"\s]*")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from html import escape
 
-from .results import OUTCOMES, CaseResult
+from sandbox.probe.results import OUTCOMES, CaseResult
 
 _STYLE = (
     "body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#1d232a}"

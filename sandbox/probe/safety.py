@@ -8,8 +8,8 @@ layer off nothing but the OS layer stands between them and the machine.
 
 from __future__ import annotations
 
-from ..host import Sandbox
-from ..policy import SandboxPolicy
+from sandbox.host.sandbox import Sandbox
+from sandbox.policy import SandboxPolicy
 
 #: Mechanisms that must be active before a plain-Python attack may run.
 REQUIRED_WITHOUT_LANGUAGE = ("filesystem", "syscall_filter", "privileges")

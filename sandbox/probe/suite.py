@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from pathlib import Path
 
-from ..policy import SandboxPolicy
-from .corpus import load_corpus
-from .escapes import run_escapes
-from .redcode import run_redcode
-from .redcode_cases import load_redcode
-from .results import CaseResult
-from .safety import check_policy
+from sandbox.policy import SandboxPolicy
+from sandbox.probe.corpus import load_corpus
+from sandbox.probe.escapes import run_escapes
+from sandbox.probe.redcode import run_redcode
+from sandbox.probe.redcode_cases import load_redcode
+from sandbox.probe.results import CaseResult
+from sandbox.probe.safety import check_policy
 
 SUITES = ("escapes", "redcode")
 

@@ -213,7 +213,9 @@ def test_cancellation_ends_the_run_and_kills_the_worker() -> None:
 
 
 def test_cancellation_while_the_sandbox_starts_stops_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    from sandbox import host, process, supervisor
+    from sandbox.host import sandbox as host
+    from sandbox.host import supervisor
+    from sandbox.host import workers as process
 
     class SlowZygote(process.Zygote):
         def __init__(self, config: dict[str, Any], **options: Any) -> None:

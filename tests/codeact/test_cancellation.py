@@ -21,7 +21,7 @@ from loop_helpers import arun, py
 from codeact import Agent, AgentEvent, Failed, InteractionRequired, ModelReplied, Started, tool
 from codeact.models import ScriptedModel
 from sandbox import Sandbox, SandboxPolicy
-from sandbox.host import open_sandboxes
+from sandbox.host.sandbox import open_sandboxes
 
 POLICY = SandboxPolicy.preset("default").model_copy(
     update={"limits": SandboxPolicy.preset("default").limits.model_copy(update={"wall_s": 600})}

@@ -38,7 +38,7 @@ from codeact.messages import Message
 from codeact.models import FunctionModel
 from codeact.models.testing import CallInfo
 from sandbox import Execution, Sandbox, SandboxPolicy
-from sandbox.host import open_sandboxes
+from sandbox.host.sandbox import open_sandboxes
 
 RUNS = int(os.environ.get("CODEACT_CHAOS_RUNS", "30"))
 SEED = int(os.environ.get("CODEACT_CHAOS_SEED", str(random.randrange(1 << 30))))

@@ -131,9 +131,9 @@ SCRIPTS = {"approval": "scripts"}
         ("model call", "codeact.models.testing.ScriptedModel.complete", aboom, ONE_STEP, {}),
         ("extraction", "codeact.loop.extract_code", boom, ONE_STEP, {}),
         ("system prompt", "codeact.loop.system_prompt", boom, ONE_STEP, {}),
-        ("sandbox start", "sandbox.aio.AsyncSandbox.start", aboom, ONE_STEP, {}),
-        ("session start", "sandbox.aio.AsyncSession.start", aboom, ONE_STEP, {}),
-        ("run", "sandbox.aio.AsyncSession.run", aboom, ONE_STEP, {}),
+        ("sandbox start", "sandbox.host.aio.AsyncSandbox.start", aboom, ONE_STEP, {}),
+        ("session start", "sandbox.host.aio.AsyncSession.start", aboom, ONE_STEP, {}),
+        ("run", "sandbox.host.aio.AsyncSession.run", aboom, ONE_STEP, {}),
         ("feedback", "codeact.loop.render_feedback", boom, [py("x = 1")], {}),
         ("resumed note", "codeact.loop.render", boom, [py("final_result({})")], {}),
         (
@@ -145,7 +145,7 @@ SCRIPTS = {"approval": "scripts"}
         ),
         ("transfer", "codeact.loop.AgentLoop._transfer", aboom, [py("transfer_to_agent('b')")], {}),
         ("approval", "codeact.approval.InteractionBroker.ask", aboom, ONE_STEP, SCRIPTS),
-        ("close", "sandbox.aio.AsyncSandbox.close", aboom, ONE_STEP, {}),
+        ("close", "sandbox.host.aio.AsyncSandbox.close", aboom, ONE_STEP, {}),
     ],
 )
 def test_a_fault_at_any_stage_ends_the_run_with_one_failed_event(

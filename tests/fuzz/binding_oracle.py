@@ -26,7 +26,7 @@ from binding_forms import Form
 from binding_names import generated_names, mangle, must_compile, protected
 from binding_scripts import PLAIN, Place, Scope, script
 
-from sandbox.compiler import CompileFailure, compile_script
+from sandbox.worker.language.compiler import CompileFailure, compile_script
 
 _STORES = frozenset(
     "STORE_NAME STORE_GLOBAL STORE_FAST STORE_DEREF "

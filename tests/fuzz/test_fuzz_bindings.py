@@ -27,8 +27,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sandbox import Sandbox, SandboxPolicy, Session
-from sandbox.compiler import GETATTR, LAST_EXPR, RERAISE, WRITE
-from sandbox.names import DEFINABLE_DUNDERS
+from sandbox.worker.language.compiler import GETATTR, LAST_EXPR, RERAISE, WRITE
+from sandbox.worker.language.names import DEFINABLE_DUNDERS
 
 LAYERS = {"language only": {"os": False}, "all layers": {}}
 
@@ -94,9 +94,9 @@ def candidate_names(form: str, place: str, scope: str) -> tuple[str, ...]:
     generated = [name for stem in GENERATED_STEMS for name in spellings(stem, classes)]
     reserved = RESERVED
     if scope in CLASS_BODIES:
-        # The data model a class body may define (sandbox/names.py DEFINABLE_DUNDERS,
-        # each one's safety tested in tests/sandbox/test_datamodel.py); reserved in every
-        # other scope.
+        # The data model a class body may define (DEFINABLE_DUNDERS in
+        # sandbox/worker/language/names.py, each one's safety tested in
+        # tests/sandbox/test_datamodel.py); reserved in every other scope.
         reserved = tuple(n for n in RESERVED if n not in DEFINABLE_DUNDERS)
     names = [*reserved, *generated, *learned_names(case), *ORDINARY]
     if case.form.name.endswith("_splat"):

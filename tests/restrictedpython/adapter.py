@@ -5,10 +5,11 @@ Every public compile function of RestrictedPython (``compile_restricted`` and it
 ends in ``RestrictedPython.compile._compile_restricted_mode``; :func:`compile_mode`
 replaces it for the duration of each test in ``upstream/``, so the suite runs unchanged.
 
-- A source string in ``exec`` mode goes to :func:`sandbox.compiler.compile_script`, the
+- A source string in ``exec`` mode goes to
+  :func:`sandbox.worker.language.compiler.compile_script`, the
   entry point the worker uses. An AST (``compile_restricted_function`` builds one), or
   an ``eval``/``single`` source, goes through the same steps in its own mode: parse,
-  :class:`~sandbox.compiler.SandboxTransformer`, ``compile``.
+  :class:`~sandbox.worker.language.compiler.SandboxTransformer`, ``compile``.
 - Where both compilers refuse a script on the same lines, the result carries stock
   RestrictedPython's messages: the suite compares decisions, not wording (ours are tested
   in ``tests/sandbox/test_compiler.py``). Anywhere else it carries ours. (A line both
@@ -33,7 +34,7 @@ from RestrictedPython import compile as rp_compile
 from RestrictedPython.compile import CompileResult
 from RestrictedPython.transformer import RestrictingNodeTransformer
 
-from sandbox.compiler import (
+from sandbox.worker.language.compiler import (
     GETATTR,
     LAST_EXPR,
     WRITE,

@@ -26,8 +26,8 @@ import pytest
 import RestrictedPython.compile
 import RestrictedPython.Guards
 
-from sandbox.compiler import LAST_EXPR, MATCH_CLASS, RERAISE
-from sandbox.guards import check_match_class, reraise_control
+from sandbox.worker.language.compiler import LAST_EXPR, MATCH_CLASS, RERAISE
+from sandbox.worker.language.guards import check_match_class, reraise_control
 
 from . import adapter
 from .differences import DIFFERENCES, upstream_id

@@ -92,7 +92,7 @@ STRICTER = Difference(
 )
 
 EVAL_EXEC = Difference(
-    "eval/exec of strings are the sandbox's own (sandbox/evaluate.py): the string is read "
+    "eval/exec of strings are the sandbox's own (sandbox/worker/language/evaluate.py): the string is read "
     "once as an exact str, compiled by the same transformer, and run with the guards "
     "passed as arguments (never looked up in the namespace the script holds); a namespace "
     "without builtins gets the safe ones",
@@ -107,7 +107,7 @@ STAR_IMPORT = Difference(
 
 ASYNC = Difference(
     "async def/await/async for/async with run on the sandbox's own event loop "
-    "(sandbox/script_asyncio.py): no loop, executor, task stack or coroutine frame is "
+    "(sandbox/worker/language/script_asyncio.py): no loop, executor, task stack or coroutine frame is "
     "reachable",
     "sandbox/test_script_async.py::test_loop_and_frames_out_of_reach",
 )

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from test_require import BOOT_REFUSING_IPC
 
-from sandbox import PolicyError, RequirementNotMet, Sandbox, SandboxPolicy, process
+from sandbox import PolicyError, RequirementNotMet, Sandbox, SandboxPolicy
+from sandbox.host import workers as process
 from sandbox.policy_cli import render_policy
 
 DEFAULT = SandboxPolicy.preset("default")

@@ -67,8 +67,10 @@ def test_a_close_during_a_start_in_another_thread_stops_what_it_started(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # What a cancelled ``await sandbox.start()`` leaves: the start goes on in its thread.
-    from sandbox import host, process, supervisor
-    from sandbox.host import open_sandboxes
+    from sandbox.host import sandbox as host
+    from sandbox.host import supervisor
+    from sandbox.host import workers as process
+    from sandbox.host.sandbox import open_sandboxes
 
     starting = threading.Event()
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from forked import in_child
 
-from sandbox import audit
+from sandbox.worker.language import audit
 
 # The opens below are what the hook decides on; the child exits right after.
 # ruff: noqa: SIM115

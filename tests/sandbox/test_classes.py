@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sandbox import Execution, FinalResult, Sandbox
-from sandbox.classes import subclassable
+from sandbox.worker.language.classes import subclassable
 
 
 def run(sandbox: Sandbox, source: str) -> Execution:
@@ -201,7 +201,7 @@ def test_the_functional_enum_mixes_in_only_subclassable_classes(sandbox: Sandbox
 
 
 def test_stand_ins_are_never_subclassable() -> None:
-    from sandbox.classes import SafeType, safe_type
+    from sandbox.worker.language.classes import SafeType, safe_type
 
     class Internal:
         pass

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from sandbox import Sandbox
-from sandbox.modules import build_proxies
+from sandbox.worker.language.modules import build_proxies
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -10,8 +10,14 @@ import textwrap
 import pytest
 from RestrictedPython.transformer import RestrictingNodeTransformer
 
-from sandbox.compiler import GETATTR, LAST_EXPR, WRITE, CompileFailure, compile_script
-from sandbox.fastwalk import PASS_THROUGH
+from sandbox.worker.language.compiler import (
+    GETATTR,
+    LAST_EXPR,
+    WRITE,
+    CompileFailure,
+    compile_script,
+)
+from sandbox.worker.language.fastwalk import PASS_THROUGH
 
 
 @pytest.mark.parametrize("name", sorted(PASS_THROUGH))

@@ -1,6 +1,6 @@
 """The OS layer on its own: the seccomp filter and the resource limits, in forked children.
 
-Each test forks a child, confines it with ``sandbox.confine`` and reports what happened
+Each test forks a child, confines it with ``sandbox.worker.confine.steps`` and reports what happened
 through a pipe; the parent always reaps the child. The last tests look at a real
 session's worker from the host, through /proc.
 """
@@ -23,7 +23,9 @@ from typing import Any
 import pytest
 from forked import attempt, in_child
 
-from sandbox import Sandbox, SandboxPolicy, confine, seccomp
+from sandbox import Sandbox, SandboxPolicy
+from sandbox.worker.confine import seccomp
+from sandbox.worker.confine import steps as confine
 
 pytestmark = pytest.mark.skipif(
     sys.platform != "linux" or platform.machine() not in ("x86_64", "aarch64"),

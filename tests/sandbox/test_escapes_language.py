@@ -275,7 +275,7 @@ def test_library_objects_keep_their_attributes_in_process() -> None:
     # The marks themselves are invisible to scripts (dunder attributes): check them here.
     import json
 
-    from sandbox.modules import build_proxies
+    from sandbox.worker.language.modules import build_proxies
 
     proxies = build_proxies(["abc", "typing", "functools"])
     for call in (
@@ -371,7 +371,7 @@ def test_guards_never_ask_a_str_subclass(box: Sandbox, source: str, expected: st
 def test_no_module_member_stores_on_a_library_object_it_is_given() -> None:
     # Every callable member of every catalog module, called with a library function and
     # a library class (as a script would hand them over): none may leave a mark on them.
-    from sandbox.modules import CATALOG, PROVIDED, build_proxies
+    from sandbox.worker.language.modules import CATALOG, PROVIDED, build_proxies
 
     def canary() -> None:
         """A stand-in for a library function."""
@@ -406,7 +406,7 @@ def test_no_module_member_stores_on_a_library_object_it_is_given() -> None:
 
 def test_no_module_exposes_a_mutable_container_of_its_own() -> None:
     # ``typing.EXCLUDED_ATTRIBUTES`` was a list typing itself reads: a script could change it.
-    from sandbox.modules import CATALOG, PROVIDED, build_proxies
+    from sandbox.worker.language.modules import CATALOG, PROVIDED, build_proxies
 
     proxies = build_proxies([name for name in CATALOG if name not in PROVIDED])
     mutable = [

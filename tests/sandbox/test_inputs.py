@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from sandbox import ErrorCode, FinalResult, Sandbox, SandboxPolicy
-from sandbox.wire import UnencodableText, encode, host_frame_cap
+from sandbox.protocol import UnencodableText, encode, host_frame_cap
 
 POLICY = SandboxPolicy.preset("default")
 

@@ -7,7 +7,7 @@ import tempfile
 
 import pytest
 
-from sandbox import landlock
+from sandbox.worker.confine import landlock
 
 
 @pytest.mark.skipif(landlock.abi_version() < 1, reason="Landlock is not available here")

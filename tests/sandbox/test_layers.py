@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from sandbox import FinalResult, Sandbox, SandboxPolicy, namespaces
+from sandbox import FinalResult, Sandbox, SandboxPolicy
+from sandbox.worker.confine import namespaces
 
 DEFAULT = SandboxPolicy.preset("default")
 

@@ -15,7 +15,7 @@ import psutil
 import pytest
 
 from sandbox import AsyncSandbox, FinalResult, Sandbox, SandboxPolicy
-from sandbox.process import process_state
+from sandbox.host.workers import process_state
 
 POLICY = SandboxPolicy.preset("default").with_limits(wall_s=20, tool_timeout_s=20)
 

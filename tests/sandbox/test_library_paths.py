@@ -8,17 +8,18 @@ from pathlib import Path
 
 import pytest
 
-from sandbox import Mount, Sandbox, SandboxPolicy, process
+from sandbox import Mount, Sandbox, SandboxPolicy
+from sandbox.host import workers as process
 
 BOOT_WITHOUT_MINIMAL_ROOT = """
 import sys
 sys.path.insert(0, {root!r})
 import errno
-from sandbox import minimal_root
+from sandbox.worker.confine import minimal_root
 def refuse(mounts):
     raise OSError(errno.EPERM, "mount: Operation not permitted")
 minimal_root.build = refuse
-from sandbox.zygote import main
+from sandbox.worker.zygote import main
 main({fd})
 """
 

@@ -15,8 +15,8 @@ import textwrap
 
 import pytest
 
-from sandbox.compiler import CompileFailure, SandboxTransformer, compile_script
-from sandbox.names import GENERATED_NAMES, NODE_FIELDS, REFUSED_NODES, mangle
+from sandbox.worker.language.compiler import CompileFailure, SandboxTransformer, compile_script
+from sandbox.worker.language.names import GENERATED_NAMES, NODE_FIELDS, REFUSED_NODES, mangle
 
 #: Classes ``ast.parse(..., "exec")`` never produces (deprecated aliases, other modes).
 NEVER_PARSED = {

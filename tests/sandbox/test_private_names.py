@@ -136,9 +136,9 @@ def test_no_exposed_class_keeps_a_module_frame_or_code_under_a_private_name() ->
     import types
 
     from sandbox import SandboxPolicy
-    from sandbox.compiler import is_private_name
-    from sandbox.guards import builtin_catalog
-    from sandbox.modules import build_proxies
+    from sandbox.worker.language.compiler import is_private_name
+    from sandbox.worker.language.guards import builtin_catalog
+    from sandbox.worker.language.modules import build_proxies
 
     config = SandboxPolicy.preset("default").worker_config()
     exposed = [*builtin_catalog().values()]

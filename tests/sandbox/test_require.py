@@ -8,15 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from sandbox import (
-    PolicyError,
-    RequirementNotMet,
-    Sandbox,
-    SandboxPolicy,
-    namespaces,
-    process,
-)
+from sandbox import PolicyError, RequirementNotMet, Sandbox, SandboxPolicy
+from sandbox.host import workers as process
 from sandbox.probe.diff import diff_policies
+from sandbox.worker.confine import namespaces
 
 DEFAULT = SandboxPolicy.preset("default")
 
@@ -25,14 +20,14 @@ BOOT_REFUSING_IPC = """
 import sys
 sys.path.insert(0, {root!r})
 import errno
-from sandbox import namespaces
+from sandbox.worker.confine import namespaces
 real = namespaces._unshare
 def refuse_ipc(flags):
     if flags & 0x08000000:
         raise OSError(errno.EPERM, "unshare: Operation not permitted")
     real(flags)
 namespaces._unshare = refuse_ipc
-from sandbox.zygote import main
+from sandbox.worker.zygote import main
 main({fd})
 """
 

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from forked import attempt, in_child
 
-from sandbox import seccomp, syscalls
+from sandbox.worker.confine import seccomp, syscalls
 
 pytestmark = pytest.mark.skipif(
     sys.platform != "linux" or platform.machine() not in ("x86_64", "aarch64"),

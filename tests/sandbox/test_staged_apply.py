@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from sandbox import dirfd
-from sandbox.staged_writes import _StagedMount, _task_states, wait_still
+from sandbox.host.writes import dirfd
+from sandbox.host.writes.staged import _StagedMount, _task_states, wait_still
 
 LONG = "n" * 250
 

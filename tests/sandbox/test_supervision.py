@@ -12,8 +12,8 @@ import psutil
 import pytest
 
 from sandbox import ErrorCode, FinalResult, Sandbox, SandboxPolicy
-from sandbox.deaths import explain_death
-from sandbox.process import process_state
+from sandbox.host.deaths import explain_death
+from sandbox.host.workers import process_state
 
 LIMITS = SandboxPolicy.preset("default").limits.model_dump()
 
@@ -156,20 +156,20 @@ def test_a_zygote_that_stops_answering_is_replaced_after_the_bounded_wait(
 ) -> None:
     # A zygote that is alive but never forks (here: stopped, with the stop hidden from
     # the /proc check) is given start_timeout_s, then replaced: never a bare TimeoutError.
-    import sandbox.process
-    import sandbox.supervisor
+    import sandbox.host.supervisor
+    import sandbox.host.workers
 
     with Sandbox(SandboxPolicy.preset("default"), spares=0, start_timeout_s=5) as sb:
         old = sb.health().zygote_pid
         assert old is not None
         os.kill(old, signal.SIGSTOP)
-        real = sandbox.process.process_state
+        real = sandbox.host.workers.process_state
 
         def hidden(pid: int) -> str | None:
             return "S" if pid == old else real(pid)
 
-        monkeypatch.setattr(sandbox.process, "process_state", hidden)
-        monkeypatch.setattr(sandbox.supervisor, "process_state", hidden)
+        monkeypatch.setattr(sandbox.host.workers, "process_state", hidden)
+        monkeypatch.setattr(sandbox.host.supervisor, "process_state", hidden)
         with sb.session() as s:
             assert s.run("final_result(1)").output == FinalResult(value=1)
         health = sb.health()

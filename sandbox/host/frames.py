@@ -1,0 +1,66 @@
+"""The worker's messages, as the host validates them.
+
+Everything a worker sends is untrusted bytes: each frame is parsed with pydantic
+(``validate_json``) into one of these shapes or rejected, and a rejected frame ends the
+worker. Nothing from a worker is ever unpickled or called.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, TypeAdapter
+
+from sandbox.execution import ErrorCode
+
+
+class _Message(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+
+class Hello(_Message):
+    """A new worker is confined and ready; ``confinement`` maps mechanism → state."""
+
+    op: Literal["hello"]
+    pid: int
+    confinement: dict[str, str]
+    process_cpu_s: float = 0.0
+
+
+class Call(_Message):
+    """The script called a host tool."""
+
+    op: Literal["call"]
+    name: str
+    args: list[JsonValue] = Field(default_factory=list)
+    keywords: dict[str, JsonValue] = Field(default_factory=dict)
+
+
+class Done(_Message):
+    """One run finished inside the worker."""
+
+    op: Literal["done"]
+    output: JsonValue
+    stdout: str = ""
+    stdout_truncated: bool = False
+    error_code: ErrorCode | None = None
+    cpu_s: float = 0.0
+    peak_memory_bytes: int = 0
+    process_cpu_s: float = 0.0
+    seq: int | None = None
+
+
+class Crash(_Message):
+    """The worker hit an internal error and is exiting."""
+
+    op: Literal["crash"]
+    message: str = ""
+
+
+WorkerMessage = Annotated[Hello | Call | Done | Crash, Field(discriminator="op")]
+_ADAPTER: TypeAdapter[WorkerMessage] = TypeAdapter(WorkerMessage)
+
+
+def parse_worker_message(frame: bytes) -> WorkerMessage:
+    """Validate one frame; raises ``ValueError`` (pydantic's) for anything else."""
+    return _ADAPTER.validate_json(frame)

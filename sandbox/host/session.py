@@ -1,0 +1,396 @@
+"""Session: one worker's life — scripts run one after another and share variables.
+
+``Session.run`` sends a script, serves the worker's tool calls, enforces the wall-clock
+and hard CPU limits itself by killing the worker's process group, and returns an
+:class:`Execution` whatever happens.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import select
+import threading
+import time
+from types import TracebackType
+from typing import TYPE_CHECKING, Self
+
+from sandbox.execution import ErrorCode, Execution, ToolCallRecord, WrittenFile
+from sandbox.host.deaths import explain_death
+from sandbox.host.frames import Done, parse_worker_message
+from sandbox.host.tools import ToolSet
+from sandbox.host.workers import SandboxError, WorkerHandle
+from sandbox.host.writes.changed import WrittenFiles
+from sandbox.host.writes.staged import StagedWrites
+from sandbox.host.writes.usage import MountUsage
+from sandbox.limits_text import explain
+from sandbox.output import Error, ScriptOutput
+from sandbox.protocol import ChannelClosed, FrameTooLarge, check_text, encode, encode_run, send_by
+
+if TYPE_CHECKING:
+    from sandbox.host.admission import Admission
+    from sandbox.host.sandbox import Sandbox
+
+#: How often a waiting run checks the worker's CPU time.
+_POLL_S = 0.05
+#: How long a dead worker's exit notice is awaited (the zygote sends it at once).
+_EXIT_NOTICE_S = 2.0
+
+
+class Session:
+    """One worker's life: scripts run one after another and share their variables."""
+
+    def __init__(
+        self, sandbox: Sandbox, tools: ToolSet, loop: asyncio.AbstractEventLoop | None
+    ) -> None:
+        self._sandbox = sandbox
+        self._tools = tools
+        self._loop = loop
+        self._limits = sandbox.policy.limits
+        self._worker: WorkerHandle | None = None
+        self._worker_cpu = 0.0
+        self._seq = 0
+        # The mounts as the workers see them, resolved when the sandbox started.
+        mounts = sandbox.worker_config["mounts"]
+        self._measured = MountUsage(mounts)
+        self._written = WrittenFiles(mounts) if any(m["mode"] == "rw" for m in mounts) else None
+        self._staged = (
+            StagedWrites(mounts, self._measured.baseline)
+            if sandbox.worker_config.get("stage_writes")
+            else None
+        )
+        self._writes: MountUsage | StagedWrites = self._measured
+        self._overdrawn: str | None = None
+        # With the language layer on, a script cannot reach the channel, so the worker is
+        # idle in recv() after its answer; only plain-Python scripts need stopping.
+        self._pause_between_runs = not sandbox.policy.layers.language
+        self.confinement: dict[str, str] = {}
+        self._worker_lost = False
+        self._closed = False
+        self._run_lock = threading.Lock()
+        self._own_abort = threading.Event()
+        self._abort = self._own_abort
+        #: The admission slot this session holds (given back when it closes).
+        self._admission: Admission | None = None
+        self._start_worker()
+
+    def _start_worker(self) -> None:
+        init = encode({"op": "init", "tools": self._tools.names})
+        for _ in range(3):
+            worker, self._worker_cpu = self._sandbox._acquire()
+            self.confinement = self._sandbox._confinement
+            self._writes = self._measured
+            if self._staged is not None and self.confinement["write_staging"].startswith("active"):
+                try:
+                    self._staged.attach(worker.pid)
+                except OSError as exc:
+                    self._release(worker)
+                    raise SandboxError(f"cannot open the worker's staged mounts: {exc}") from None
+                self._writes = self._staged
+            try:
+                worker.sock.sendall(init)
+            except OSError:
+                self._release(worker)  # died between its hello and now: take another
+                continue
+            self._worker = worker
+            if self._closed:  # closed from another thread meanwhile: leave nothing
+                self._worker = None
+                self._release(worker)
+                raise SandboxError("the session is closed")
+            return
+        raise SandboxError("a new worker failed to start: each one died before it was used")
+
+    def _release(self, worker: WorkerHandle) -> None:
+        worker.close()
+        self._sandbox._release(worker)
+
+    @property
+    def pid(self) -> int | None:
+        """The current worker's process id."""
+        return self._worker.pid if self._worker else None
+
+    def run(self, source: str, *, cancel: threading.Event | None = None) -> Execution:
+        """Run ``source`` in this session's worker and report what happened.
+
+        ``cancel``, once set (with :meth:`kill`), makes the run end as ``cancelled``
+        even if it is set before the run has a worker.
+        """
+        with self._run_lock:
+            if self._closed:
+                raise SandboxError("the session is closed")
+            if self._overdrawn is not None:
+                return Execution(
+                    output=Error(message=self._overdrawn), error_code=ErrorCode.OUTPUT_LIMIT
+                )
+            if cancel is None:
+                cancel = self._own_abort  # reused: an Event costs microseconds to make
+                cancel.clear()
+            self._abort = cancel
+            refusal = self._refuse_source(source)
+            if refusal is not None:
+                return refusal
+            restarted = False
+            if self._worker is None:
+                self._start_worker()
+                restarted = self._worker_lost
+                self._worker_lost = False
+            if self._abort.is_set() and self._worker is not None:
+                self._worker.kill()  # cancelled while the worker was starting
+            execution = self._drive(source)
+            if restarted:
+                execution = execution.model_copy(update={"worker_restarted": True})
+            return execution
+
+    def _refuse_source(self, source: str) -> Execution | None:
+        """An Execution refusing ``source`` before anything is sent, or None."""
+        if source.isascii() and len(source) <= self._limits.source_bytes:
+            return None  # the common case, decided without encoding
+        problem = check_text(source)
+        if problem is not None:
+            # Strict UTF-8 cannot carry it; the worker and its variables are untouched.
+            message = f"The script cannot run: {problem}. Remove or escape that character."
+            return Execution(output=Error(message=message), error_code=ErrorCode.SYNTAX_ERROR)
+        if len(source.encode("utf-8")) > self._limits.source_bytes:
+            return Execution(
+                output=Error(message=explain("source_limit", self._limits.model_dump())),
+                error_code=ErrorCode.POLICY_VIOLATION,
+            )
+        return None
+
+    def kill(self) -> None:
+        """Kill the current worker now (a running ``run`` returns promptly)."""
+        self._abort.set()  # a wait for a tool's answer ends too
+        worker = self._worker
+        if worker is not None:
+            worker.kill()
+
+    def close(self) -> None:
+        """End the session and kill its worker."""
+        self._closed = True
+        if self._staged is not None:
+            self._staged.close()
+        worker, self._worker = self._worker, None
+        if worker is not None:
+            self._release(worker)
+        self._sandbox._forget(self)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # -- the run loop ------------------------------------------------------------------
+    def _drive(self, source: str) -> Execution:
+        # Everything the worker says is checked here again: with the language layer off,
+        # a script can write its own frames to the channel.
+        worker = self._worker
+        assert worker is not None
+        limits = self._limits
+        records: list[ToolCallRecord] = []
+        started = time.perf_counter()
+        deadline = started + limits.wall_s
+        # The worker's own CPU clock at the end of its previous message; /proc is read
+        # only when a run lasts longer than one poll interval.
+        cpu_start = self._worker_cpu
+        tool_time = 0.0
+        self._seq += 1
+        try:
+            if self._pause_between_runs:
+                worker.resume()
+            if not send_by(worker.sock, encode_run(source, self._seq), deadline):
+                return self._killed(worker, ErrorCode.TIMEOUT, started, records, tool_time)
+            while True:
+                frame = worker.reader.next_frame()
+                if frame is None:
+                    remaining = deadline - time.perf_counter()
+                    if remaining <= 0:
+                        return self._killed(worker, ErrorCode.TIMEOUT, started, records, tool_time)
+                    ready, _, _ = select.select([worker.sock], [], [], min(remaining, _POLL_S))
+                    if ready:
+                        worker.reader.fill()
+                        continue
+                    cpu = worker.cpu_seconds()
+                    if cpu is not None and cpu - cpu_start > limits.cpu_hard_s:
+                        return self._killed(
+                            worker, ErrorCode.CPU_LIMIT, started, records, tool_time
+                        )
+                    continue
+                message = parse_worker_message(frame)
+                if message.op == "call":
+                    if len(records) >= limits.tool_calls:
+                        return self._killed(
+                            worker, ErrorCode.TOOL_CALL_LIMIT, started, records, tool_time
+                        )
+                    outcome = self._tools.invoke(
+                        message.name,
+                        message.args,
+                        message.keywords,
+                        timeout=limits.tool_timeout_s,
+                        threads=self._sandbox._threads(),
+                        loop=self._loop or self._sandbox._async_loop(),
+                        max_result_bytes=limits.result_bytes,
+                        abort=self._abort,
+                    )
+                    records.append(outcome.record)
+                    # Time spent in host tools does not count against the script.
+                    tool_time += outcome.elapsed_s
+                    deadline += outcome.elapsed_s
+                    if not send_by(worker.sock, encode(outcome.reply), deadline):
+                        return self._killed(worker, ErrorCode.TIMEOUT, started, records, tool_time)
+                elif message.op == "crash":
+                    raise ValueError(f"worker error: {message.message}")
+                elif message.op == "done":
+                    if message.seq != self._seq:
+                        continue  # not this run's answer (a stale or forged frame)
+                    if self._pause_between_runs:
+                        # Nothing may run between two runs, whatever the script left behind.
+                        worker.pause()
+                    self._worker_cpu = message.process_cpu_s
+                    return self._finished(message, len(frame), started, tool_time, records)
+                else:
+                    raise ValueError(f"unexpected {message.op!r} message during a run")
+        except (ChannelClosed, OSError):
+            return self._died(worker, started, records, tool_time, detail=None)
+        except (FrameTooLarge, ValueError) as exc:
+            worker.kill()
+            return self._died(worker, started, records, tool_time, detail=str(exc))
+
+    def _finished(
+        self,
+        message: Done,
+        frame_size: int,
+        started: float,
+        tool_time: float,
+        records: list[ToolCallRecord],
+    ) -> Execution:
+        limits = self._limits
+        output = ScriptOutput.decode(message.output)
+        error_code, stdout, truncated = message.error_code, message.stdout, message.stdout_truncated
+        # The worker caps both; checked again in case the frame did not come from it.
+        # The frame's size bounds both: measure precisely only when it could be too big.
+        if frame_size > limits.output_bytes:
+            encoded = stdout.encode("utf-8", "surrogatepass")
+            if len(encoded) > limits.output_bytes:
+                stdout = encoded[: limits.output_bytes].decode("utf-8", "ignore")
+                truncated, error_code = True, error_code or ErrorCode.OUTPUT_LIMIT
+        if frame_size > limits.result_bytes and (
+            len(output.model_dump_json()) > limits.result_bytes + 1024
+        ):
+            output = Error(message=explain("result_limit", limits.model_dump()))
+            error_code = ErrorCode.OUTPUT_LIMIT
+        overdrawn = self._check_writes()
+        if overdrawn is not None:
+            output, error_code = Error(message=overdrawn), ErrorCode.OUTPUT_LIMIT
+        if self._staged is not None and (problems := self._staged.take_problems()):
+            # The script's writes that did not reach the host must not vanish unnoticed.
+            stdout += "".join(f"[sandbox] not applied to the host: {p}\n" for p in problems)
+        # Every field is already validated: skip a second validation pass.
+        return Execution.model_construct(
+            output=output,
+            stdout=stdout,
+            stdout_truncated=truncated,
+            error_code=error_code,
+            duration_s=time.perf_counter() - started - tool_time,
+            cpu_s=message.cpu_s,
+            peak_memory_bytes=message.peak_memory_bytes,
+            tool_calls=records,
+            confinement=self.confinement,
+            files=self._files_written(),
+            worker_restarted=False,
+        )
+
+    def _files_written(self) -> list[WrittenFile]:
+        """What the run wrote under the writable mounts (also a run stopped by a limit)."""
+        return self._written.since_last() if self._written is not None else []
+
+    def _check_writes(self) -> str | None:
+        """Writes beyond a mount's budget (possible with the language layer off) retire
+        the session's worker, and the session refuses further runs."""
+        overdrawn = self._writes.overdrawn()
+        if overdrawn is not None:
+            if self._worker is not None:
+                self._retire(self._worker)
+            self._overdrawn = overdrawn
+        return overdrawn
+
+    def _retire(self, worker: WorkerHandle, *, release: bool = True) -> int:
+        peak = worker.memory_bytes() or 0
+        worker.close()
+        if release:
+            self._sandbox._release(worker)
+        self._worker = None
+        self._worker_lost = True
+        return peak
+
+    def _killed(
+        self,
+        worker: WorkerHandle,
+        code: ErrorCode,
+        started: float,
+        records: list[ToolCallRecord],
+        tool_time: float,
+    ) -> Execution:
+        cpu = worker.cpu_seconds() or 0.0
+        peak = self._retire(worker)
+        message = explain(code.value, self._limits.model_dump())
+        files: list[WrittenFile] = []
+        try:
+            self._check_writes()  # what the run wrote before it was stopped
+            files = self._files_written()
+        except OSError as exc:
+            # The host's verdict stands (this runs inside the run's channel handler, which
+            # would otherwise report the worker it just killed as cancelled); the failure
+            # to look at the mounts is reported with it.
+            message += f" What the run wrote could not be checked: {exc.strerror or exc}."
+        return Execution(
+            output=Error(message=message),
+            error_code=code,
+            duration_s=time.perf_counter() - started - tool_time,
+            cpu_s=cpu,
+            peak_memory_bytes=peak,
+            tool_calls=records,
+            confinement=self.confinement,
+            files=files,
+        )
+
+    def _died(
+        self,
+        worker: WorkerHandle,
+        started: float,
+        records: list[ToolCallRecord],
+        tool_time: float,
+        detail: str | None,
+    ) -> Execution:
+        killed_by_host = worker.killed_by_host
+        peak = self._retire(worker, release=False)
+        self._check_writes()
+        origin = worker.origin
+        status = origin.exit_status(worker.pid, _EXIT_NOTICE_S) if origin else None
+        zygote_cause = None
+        if origin is not None and not origin.alive:
+            zygote_cause = origin.death_cause()
+        self._sandbox._release(worker)
+        if zygote_cause is not None:
+            self._sandbox._supervisor_check()
+        death = explain_death(
+            status,
+            killed_by_host=killed_by_host,
+            detail=detail,
+            zygote_cause=zygote_cause,
+            limits=self._limits.model_dump(),
+        )
+        code, message = death.code, death.message
+        return Execution(
+            output=Error(message=message),
+            error_code=code,
+            duration_s=time.perf_counter() - started - tool_time,
+            peak_memory_bytes=peak,
+            tool_calls=records,
+            confinement=self.confinement,
+            files=self._files_written(),
+        )

@@ -1,0 +1,332 @@
+"""Host tools: ordinary callables turned into validated endpoints for scripts.
+
+A script calls ``lookup_price("wand")``; the worker sends the JSON arguments to the
+host, where :meth:`ToolSet.invoke` validates them against the function's signature
+(pydantic), calls it (sync in a thread, async on an event loop) under the per-tool
+timeout, and converts the result to JSON. Whatever goes wrong comes back as an
+exception type name and a message that the worker raises inside the script.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import inspect
+import keyword
+import threading
+import time
+from collections.abc import Callable, Coroutine, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pydantic
+import pydantic_core
+
+from sandbox.execution import ToolCallRecord
+from sandbox.host.tool_threads import ToolBudgetExhausted, ToolThreads
+
+#: Names a tool may not take: the result helpers are always the sandbox's own.
+RESERVED_NAMES = frozenset({"final_result", "observation", "error", "transfer_to_agent"})
+
+
+#: How often a wait for a tool looks whether its run was cancelled.
+_ABORT_POLL_S = 0.05
+
+
+class _ToolFailed(Exception):
+    """A tool's failure already described (its type name and message)."""
+
+    def __init__(self, kind: str, text: str) -> None:
+        super().__init__(text)
+        self.kind = kind
+        self.text = text
+
+
+def _describe(exc: BaseException) -> str:
+    """An exception's message, whatever its ``__str__`` does (it may raise)."""
+    try:
+        if isinstance(exc, KeyError) and exc.args:
+            # KeyError's str() quotes its key; the worker re-raises it, quoting once more.
+            return str(exc.args[0])
+        return str(exc)
+    except Exception:
+        pass
+    try:
+        return f"(its message could not be shown) {exc.args!r}"[:4000]
+    except Exception:
+        return "(its message could not be shown)"
+
+
+def _settled(
+    future: concurrent.futures.Future[Any], deadline: float | None, abort: threading.Event | None
+) -> bool:
+    """Wait for ``future`` until ``deadline`` (monotonic) or ``abort``; True if done."""
+    while not future.done():
+        if abort is not None and abort.is_set():
+            return False
+        wait = _ABORT_POLL_S
+        if deadline is not None:
+            wait = min(wait, deadline - time.monotonic())
+            if wait <= 0:
+                return False
+        concurrent.futures.wait([future], wait)
+    return True
+
+
+async def _contained(call: Coroutine[Any, Any, Any]) -> Any:
+    """Await an async tool (or the gate); its SystemExit or KeyboardInterrupt would
+    otherwise escape the event loop and stop it (and every async tool with it)."""
+    try:
+        return await call
+    except (Exception, asyncio.CancelledError):
+        raise
+    except BaseException as exc:
+        raise _ToolFailed(type(exc).__name__, _describe(exc)) from None
+
+
+def _check_size(name: str, result: Any, max_result_bytes: int) -> None:
+    try:
+        size = len(pydantic_core.to_json(result))
+    except pydantic_core.PydanticSerializationError:
+        # A lone surrogate: strict UTF-8 cannot carry it to the worker.
+        raise ValueError(
+            f"{name}() returned text that is not valid Unicode (a lone surrogate)"
+        ) from None
+    if size > max_result_bytes:
+        raise ValueError(f"{name}() returned {size} bytes of JSON; the limit is {max_result_bytes}")
+
+
+class ToolDefinitionError(ValueError):
+    """A host callable cannot be offered as a tool; the message says why."""
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    """The host's answer to one call, plus its record and the host time it took."""
+
+    reply: dict[str, Any]
+    record: ToolCallRecord
+    elapsed_s: float
+
+
+#: Asked before each call (name, bound arguments); returns None to proceed or the reason
+#: for refusing. Awaited without any timeout: a person may be deciding.
+ToolGate = Callable[[str, dict[str, Any]], Coroutine[Any, Any, str | None]]
+
+
+def _validated(fn: Callable[..., Any]) -> Callable[..., Any]:
+    config = pydantic.ConfigDict(arbitrary_types_allowed=True)
+    try:
+        return pydantic.validate_call(config=config)(fn)
+    except (pydantic.PydanticSchemaGenerationError, pydantic.PydanticUserError, TypeError):
+        return fn
+
+
+def _describe_validation(name: str, exc: pydantic.ValidationError) -> str:
+    parts = []
+    for err in exc.errors(include_url=False):
+        where = ".".join(str(p) for p in err["loc"] if p != "args") or "arguments"
+        got = repr(err.get("input"))[:80]
+        parts.append(f"{where}: {err['msg']} (got {got})")
+    return f"{name}(): invalid arguments: " + "; ".join(parts)
+
+
+class ToolSet:
+    """The tools of one session, validated once when the session starts."""
+
+    def __init__(
+        self,
+        tools: Mapping[str, Callable[..., Any]] | None,
+        *,
+        gate: ToolGate | None = None,
+        timeouts: Mapping[str, float | None] | None = None,
+    ) -> None:
+        self._gate = gate
+        self._timeouts = dict(timeouts or {})
+        self._tools: dict[str, Callable[..., Any]] = {}
+        self._signatures: dict[str, inspect.Signature | None] = {}
+        self._is_async: dict[str, bool] = {}
+        for name, fn in (tools or {}).items():
+            if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name):
+                raise ToolDefinitionError(f"tool name {name!r} is not a Python identifier")
+            if name.startswith("_"):
+                raise ToolDefinitionError(f"tool name {name!r} may not start with '_'")
+            if name in RESERVED_NAMES:
+                raise ToolDefinitionError(f"tool name {name!r} is reserved for result helpers")
+            if not callable(fn):
+                raise ToolDefinitionError(f"tool {name!r} is not callable")
+            try:
+                self._signatures[name] = inspect.signature(fn)
+            except (TypeError, ValueError):
+                self._signatures[name] = None
+            self._is_async[name] = inspect.iscoroutinefunction(fn) or (
+                inspect.iscoroutinefunction(type(fn).__call__)
+            )
+            self._tools[name] = _validated(fn)
+
+        self._hung = 0
+        self._hung_lock = threading.Lock()
+
+    @property
+    def names(self) -> list[str]:
+        """The tool names, as the script sees them."""
+        return list(self._tools)
+
+    def _arguments(self, name: str, args: list[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
+        signature = self._signatures.get(name)
+        if signature is not None:
+            try:
+                bound = signature.bind(*args, **kwargs)
+                return {
+                    k: (list(v) if isinstance(v, tuple) else v) for k, v in bound.arguments.items()
+                }
+            except TypeError:
+                pass
+        return {"args": args, "kwargs": kwargs} if kwargs else {"args": args}
+
+    def invoke(
+        self,
+        name: str,
+        args: list[Any],
+        kwargs: dict[str, Any],
+        *,
+        timeout: float,
+        threads: ToolThreads,
+        loop: asyncio.AbstractEventLoop | None,
+        max_result_bytes: int,
+        abort: threading.Event | None = None,
+    ) -> ToolOutcome:
+        """Run one call; never raises for anything the tool or the script did.
+
+        ``abort`` set (the run was cancelled) stops the wait for a running call.
+        """
+        entered = started = time.perf_counter()
+        arguments = self._arguments(name, args, kwargs)
+        fn = self._tools.get(name)
+        result: Any = None
+        timeout_s = self._timeouts.get(name, timeout)
+        try:
+            if fn is None:
+                raise NameError(f"no tool named {name!r}")
+            if self._gate is not None:
+                self._ask_gate(name, arguments, loop, abort)
+                started = time.perf_counter()
+            try:
+                value = self._call(name, fn, args, kwargs, timeout_s, threads, loop, abort)
+                result = pydantic_core.to_jsonable_python(value)
+            except pydantic_core.PydanticSerializationError:
+                raise TypeError(
+                    f"{name}() returned a {type(value).__name__}, which is not JSON-serializable"
+                ) from None
+            except (Exception, _ToolFailed):
+                raise
+            except BaseException as exc:
+                # SystemExit, KeyboardInterrupt, GeneratorExit... raised by the tool are
+                # the tool's failure, not a reason for the host to stop.
+                raise _ToolFailed(type(exc).__name__, _describe(exc)) from None
+            _check_size(name, result, max_result_bytes)
+        except pydantic.ValidationError as exc:
+            return self._failure(
+                name, arguments, started, entered, "TypeError", _describe_validation(name, exc)
+            )
+        except _ToolFailed as exc:
+            return self._failure(name, arguments, started, entered, exc.kind, exc.text)
+        except Exception as exc:
+            return self._failure(
+                name, arguments, started, entered, type(exc).__name__, _describe(exc)
+            )
+        record = ToolCallRecord(
+            name=name,
+            arguments=arguments,
+            ok=True,
+            duration_s=time.perf_counter() - started,
+            result=result,
+        )
+        reply = {"op": "result", "ok": True, "value": result}
+        return ToolOutcome(reply, record, time.perf_counter() - entered)
+
+    def _ask_gate(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        loop: asyncio.AbstractEventLoop | None,
+        abort: threading.Event | None,
+    ) -> None:
+        """Raise unless the gate lets the call proceed."""
+        assert self._gate is not None
+        if loop is None:
+            raise RuntimeError("a tool gate needs an event loop")
+        gate = _contained(self._gate(name, arguments))
+        decision = asyncio.run_coroutine_threadsafe(gate, loop)
+        if not _settled(decision, None, abort):
+            decision.cancel()  # the run was cancelled while a person decided
+            raise _ToolFailed("CancelledError", f"{name}(): the run was cancelled")
+        refusal = decision.result()
+        if refusal is not None:
+            raise PermissionError(f"{name}() was not approved: {refusal}")
+
+    def _call(
+        self,
+        name: str,
+        fn: Callable[..., Any],
+        args: list[Any],
+        kwargs: dict[str, Any],
+        timeout_s: float | None,
+        threads: ToolThreads,
+        loop: asyncio.AbstractEventLoop | None,
+        abort: threading.Event | None,
+    ) -> Any:
+        if self._is_async[name]:
+            if loop is None:
+                raise RuntimeError("async tools need an event loop")
+            future: concurrent.futures.Future[Any] = asyncio.run_coroutine_threadsafe(
+                _contained(fn(*args, **kwargs)), loop
+            )
+        elif timeout_s is None:
+            # Nothing to time out: call it here and spare the thread hop (about 0.1 ms
+            # a call), which matters for scripts that call a tool in a loop.
+            return fn(*args, **kwargs)
+        else:
+            with self._hung_lock:
+                hung = self._hung
+            try:
+                future = threads.submit(lambda: fn(*args, **kwargs), hung_in_session=hung)
+            except ToolBudgetExhausted as exc:
+                raise _ToolFailed("RuntimeError", f"{name}(): {exc}") from None
+        deadline = None if timeout_s is None else time.monotonic() + timeout_s
+        if _settled(future, deadline, abort):
+            return future.result()
+        if not future.cancel():
+            # Still running in its thread, which it holds until it returns.
+            with self._hung_lock:
+                self._hung += 1
+            future.add_done_callback(self._unhung)
+        if abort is not None and abort.is_set():
+            raise _ToolFailed("CancelledError", f"{name}() was abandoned: the run was cancelled")
+        raise TimeoutError(f"{name}() did not finish within {timeout_s:g} s")
+
+    def _unhung(self, _: concurrent.futures.Future[Any]) -> None:
+        with self._hung_lock:
+            self._hung -= 1
+
+    @staticmethod
+    def _failure(
+        name: str,
+        arguments: dict[str, Any],
+        started: float,
+        entered: float,
+        kind: str,
+        message: str,
+    ) -> ToolOutcome:
+        # The channel is strict UTF-8: a lone surrogate in a message becomes "?".
+        message = message[:4000].encode("utf-8", "replace").decode()
+        kind = kind.encode("utf-8", "replace").decode()
+        record = ToolCallRecord(
+            name=name,
+            arguments=arguments,
+            ok=False,
+            duration_s=time.perf_counter() - started,
+            error=f"{kind}: {message}",
+        )
+        reply = {"op": "result", "ok": False, "error_type": kind, "message": message}
+        return ToolOutcome(reply, record, time.perf_counter() - entered)

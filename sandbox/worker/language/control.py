@@ -1,0 +1,91 @@
+"""The sandbox's own exceptions: control flow that scripts cannot swallow, and refusals.
+
+Worker side: standard library only.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import weakref
+
+import sandbox.worker
+
+
+class ControlFlow(BaseException):
+    """Base of the exceptions the sandbox uses to stop a script; scripts cannot catch them."""
+
+
+class ScriptExit(ControlFlow):
+    """A result helper was called: the script ends with the recorded output."""
+
+
+class LimitExceeded(ControlFlow):
+    """A limit was hit inside the worker (CPU, output, tool calls, result size).
+
+    A script can get hold of this class (``__exit__`` receives it) and raise its own
+    instances: only those created by the sandbox's own modules carry their code and
+    message to the host; any other reports itself as a policy violation.
+    """
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        caller = sys._getframe(1).f_code.co_filename
+        if os.path.dirname(caller) == _SANDBOX_DIR:
+            _issued_limits[self] = (code, message)
+
+    @property
+    def code(self) -> str:
+        return _issued_limits.get(self, _FORGED_LIMIT)[0]
+
+    @property
+    def message(self) -> str:
+        return _issued_limits.get(self, _FORGED_LIMIT)[1]
+
+
+#: Where the limits are raised from: the worker's runtime (``sandbox/worker/runtime.py``).
+_SANDBOX_DIR = os.path.dirname(os.path.abspath(sandbox.worker.__file__))
+_FORGED_LIMIT = (
+    "policy_violation",
+    "the script raised the sandbox's own limit exception; limits are reported by the sandbox",
+)
+_issued_limits: weakref.WeakKeyDictionary[LimitExceeded, tuple[str, str]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+class ToolError(Exception):
+    """A host tool failed; the message says how."""
+
+
+class PolicyRefusal(Exception):
+    """Mixin marking an exception raised because the policy refused something."""
+
+
+class ForbiddenAttribute(AttributeError, PolicyRefusal):
+    """An attribute the sandbox does not give out."""
+
+
+class ForbiddenImport(ImportError, PolicyRefusal):
+    """A module the policy does not allow."""
+
+
+class ForbiddenModule(ModuleNotFoundError, PolicyRefusal):
+    """A module that is not in the policy (or does not exist)."""
+
+
+class ForbiddenSyntax(SyntaxError, PolicyRefusal):
+    """Code given to ``eval``/``exec`` that the sandbox's compiler refuses."""
+
+
+class ForbiddenOperation(TypeError, PolicyRefusal):
+    """Something the sandbox does not allow on these objects (a base class, a class
+    keyword, a decorator applied to a library object)."""
+
+
+# Scripts see (and catch) them as the builtin exceptions they extend.
+ForbiddenAttribute.__name__ = ForbiddenAttribute.__qualname__ = "AttributeError"
+ForbiddenOperation.__name__ = ForbiddenOperation.__qualname__ = "TypeError"
+ForbiddenImport.__name__ = ForbiddenImport.__qualname__ = "ImportError"
+ForbiddenModule.__name__ = ForbiddenModule.__qualname__ = "ModuleNotFoundError"
+ForbiddenSyntax.__name__ = ForbiddenSyntax.__qualname__ = "SyntaxError"

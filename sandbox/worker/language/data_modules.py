@@ -1,0 +1,201 @@
+"""The curated data-science modules: numpy, pandas, matplotlib, scipy, sympy.
+
+Their proxies are generated (``module_proxy.py``: public members only, a submodule only
+where the policy allows it by name) with the member lists below taken out, and the
+zygote applies :func:`prepare` before any worker exists. What is refused, and why:
+
+- **string evaluation** — ``pandas.eval``, ``DataFrame.query``/``DataFrame.eval`` (the
+  CVE-2024-9880 class: pandas resolves attribute chains in the string itself, past the
+  attribute guard), ``sympy.sympify``/``parse_expr`` of a string and everything that
+  parses one (sympy ``eval``\\s the translated text with real builtins), ``lambdify``
+  (``exec`` of generated source);
+- **unpickling** — ``pandas.read_pickle``, ``numpy.load`` with ``allow_pickle=True`` (the
+  proxy's ``load`` always passes ``allow_pickle=False``), ``DataFrame.to_pickle``'s
+  counterpart ``read_pickle`` only: writing a pickle harms no one;
+- **raw memory** — ``numpy.ctypeslib`` and ``numpy.lib`` (``stride_tricks.as_strided``
+  builds out-of-bounds views) are submodules no data policy allows; ``frombuffer`` and
+  the ``ndarray`` constructor check their bounds;
+- **processes, clipboard, databases, interactive sessions** — ``read_clipboard``,
+  ``read_sql*``, ``sympy.preview`` (runs LaTeX), ``init_session``/``init_printing``,
+  ``matplotlib.use``/``pyplot.switch_backend`` (a GUI backend), ``rc_file``/
+  ``rc_file_defaults`` (reads an rc file that can name programs);
+- ``pandas.io``/``pandas.api``/``pandas.core`` and every other submodule not listed in
+  :data:`DATA_CATALOG` are unreachable (``pd.io.common`` imports ``os``).
+
+Library code opens files itself (``read_csv``, ``savefig``, ``np.save``): those opens
+are governed by the OS layer (the worker's minimal root and Landlock), not by the
+language layer's ``open``.
+
+Host side: constants only; :func:`prepare` runs in the zygote and imports the libraries.
+Attribute stores on ``DataFrame``/``Series``/``Index`` are allowed (their setters are
+pandas' API); on ``ndarray`` they are not (``strides`` and ``data`` reinterpret memory).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+from typing import Any
+
+from sandbox.worker.language import guards, safe_format
+
+#: Curated data modules (a policy names each; submodules not listed are unreachable).
+DATA_CATALOG: tuple[str, ...] = (
+    "matplotlib",
+    "matplotlib.cm",
+    "matplotlib.colors",
+    "matplotlib.dates",
+    "matplotlib.gridspec",
+    "matplotlib.patches",
+    "matplotlib.pyplot",
+    "matplotlib.ticker",
+    "numpy",
+    "numpy.fft",
+    "numpy.linalg",
+    "numpy.random",
+    "pandas",
+    "scipy",
+    "scipy.integrate",
+    "scipy.interpolate",
+    "scipy.linalg",
+    "scipy.optimize",
+    "scipy.signal",
+    "scipy.special",
+    "scipy.stats",
+    "sympy",
+)
+
+#: Members left out of the curated proxies (on top of private names and submodules).
+DATA_DENIED: dict[str, tuple[str, ...]] = {
+    "numpy": ("ctypeslib", "lib", "f2py", "testing", "show_config", "show_runtime"),
+    "pandas": (
+        "eval",
+        "read_pickle",
+        "read_clipboard",
+        "read_sql",
+        "read_sql_query",
+        "read_sql_table",
+        "show_versions",
+        "set_eng_float_format",
+    ),
+    "matplotlib": ("use", "rc_file", "rc_file_defaults", "rc_context", "get_configdir"),
+    "matplotlib.pyplot": (
+        "switch_backend",
+        "rc_file",
+        "rc_file_defaults",
+        "install_repl_displayhook",
+    ),
+    "sympy": (
+        "sympify",
+        "parse_expr",
+        "lambdify",
+        # var() binds its symbols in the calling frame's globals: called back by library
+        # code (json.dumps(default=sympy.var)), it writes into that library's module.
+        "var",
+        "preview",
+        "init_session",
+        "init_printing",
+        "interactive_traversal",
+    ),
+}
+
+#: Thread pools the numeric libraries start at import unless told otherwise; a worker's
+#: syscall filter forbids new threads, and the zygote must stay single-threaded to enter
+#: its user namespace.
+THREAD_ENVIRONMENT: dict[str, str] = {
+    "OPENBLAS_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "OMP_NUM_THREADS": "1",
+    "NUMEXPR_NUM_THREADS": "1",
+    "NUMEXPR_MAX_THREADS": "1",
+}
+
+
+class RefusedInSandbox(RuntimeError):
+    """A library feature the sandbox refuses (it evaluates strings or unpickles)."""
+
+
+def _refuser(what: str, why: str) -> Any:
+    def refused(*args: Any, **kwargs: Any) -> Any:
+        raise RefusedInSandbox(f"{what} is not available in the sandbox: {why}")
+
+    refused.__name__ = what.rpartition(".")[2]
+    return refused
+
+
+def prepare(allowed: frozenset[str]) -> None:
+    """Close the string-evaluation paths of the allowed libraries (zygote, once).
+
+    They are closed in the library itself, so that they stay closed with the language
+    layer off and for every route to them (a method reached through ``getattr``).
+    ``*`` in ``allowed`` closes them in every one of these libraries that is installed.
+    """
+    if "*" in allowed:
+        allowed = allowed | {n for n in ("pandas", "sympy") if importlib.util.find_spec(n)}
+    if "pandas" in allowed:
+        # Imported by name: the libraries are optional and carry no type information.
+        pandas = importlib.import_module("pandas")
+        pandas_eval = importlib.import_module("pandas.core.computation.eval")
+
+        why = "it evaluates a string past the attribute guard (CVE-2024-9880)"
+        vars(pandas_eval)["eval"] = _refuser("pandas.eval", why)
+        pandas.DataFrame.query = _refuser("DataFrame.query", why)
+        pandas.DataFrame.eval = _refuser("DataFrame.eval", why)
+        # ``df.columns = [...]``, ``s.name = "x"``: setters that are pandas' API. Not
+        # numpy's ndarray: its ``strides``/``data`` setters reinterpret raw memory.
+        guards.allow_attribute_writes(pandas.DataFrame, pandas.Series, pandas.Index)
+    if "sympy" in allowed:
+        _close_sympy()
+    if "matplotlib" in allowed:
+        _close_matplotlib()
+
+
+def _close_sympy() -> None:
+    parser = importlib.import_module("sympy.parsing.sympy_parser")
+    why = "sympy evaluates the parsed text with Python's eval; build expressions from symbols"
+    vars(parser)["eval_expr"] = _refuser("sympy string parsing", why)
+    # lambdify writes Python source from an expression (a Function's name goes in as
+    # written) and exec's it with the real builtins; library functions call it too
+    # (nsolve), so it is replaced wherever a loaded sympy module holds it.
+    real = importlib.import_module("sympy.utilities.lambdify").lambdify
+    refused = _refuser("sympy.lambdify", "it generates Python source and runs it")
+    for name, module in list(sys.modules.items()):
+        if (name == "sympy" or name.startswith("sympy.")) and module is not None:
+            for attr, value in list(vars(module).items()):
+                if value is real:
+                    vars(module)[attr] = refused
+
+
+def _close_matplotlib() -> None:
+    # Their str.format templates come from the script and are applied natively: a field
+    # like "{x.__globals__[...]}" would walk any object's attributes past the guard.
+    ticker = importlib.import_module("matplotlib.ticker")
+    cbook = importlib.import_module("matplotlib.cbook")
+
+    def formatter_call(self: Any, x: Any, pos: Any = None) -> str:
+        return safe_format._vformat(self.fmt, (), {"x": x, "pos": pos})
+
+    def auto_format_str(fmt: Any, value: Any) -> str:
+        try:
+            return str(fmt % (value,))
+        except (TypeError, ValueError):
+            return safe_format._vformat(str(fmt), (value,), {})
+
+    ticker.StrMethodFormatter.__call__ = formatter_call
+    vars(cbook)["_auto_format_str"] = auto_format_str
+
+
+def safe_members(name: str) -> dict[str, Any]:
+    """Members that replace the library's own in a curated proxy."""
+    if name != "numpy":
+        return {}
+    real_load = importlib.import_module("numpy").load
+
+    def load(file: Any, mmap_mode: Any = None, **kwargs: Any) -> Any:
+        """numpy.load without pickles (allow_pickle is always False in the sandbox)."""
+        if kwargs.pop("allow_pickle", False):
+            raise RefusedInSandbox("numpy.load(allow_pickle=True) is not available: it unpickles")
+        return real_load(file, mmap_mode, allow_pickle=False, **kwargs)
+
+    return {"load": load}

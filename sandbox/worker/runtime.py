@@ -1,0 +1,401 @@
+"""One session's script state inside the worker: globals, helpers, print capture, results.
+
+A :class:`ScriptRuntime` lives as long as its worker. Each :meth:`ScriptRuntime.run`
+compiles one script, executes it in the session's globals (so variables persist across
+runs), and returns the fields of the ``done`` message: the output as a tagged JSON
+dict, what was printed, and the error code if the run failed.
+
+Worker side: standard library only.
+"""
+
+from __future__ import annotations
+
+import builtins
+import inspect
+import json
+import resource
+import signal
+import time
+from collections.abc import Callable
+from types import TracebackType
+from typing import Any
+
+from sandbox.limits_text import explain
+from sandbox.worker.language.callables import builtin, renamed
+from sandbox.worker.language.compiler import (
+    GETATTR,
+    LAST_EXPR,
+    MATCH_CLASS,
+    RERAISE,
+    WRITE,
+    CompileFailure,
+    compile_plain,
+    compile_script,
+)
+from sandbox.worker.language.control import LimitExceeded, PolicyRefusal, ScriptExit, ToolError
+from sandbox.worker.language.evaluate import Evaluator
+from sandbox.worker.language.guards import (
+    SCRIPT_MODULE,
+    build_class,
+    builtin_catalog,
+    check_match_class,
+    guarded_getattr,
+    guarded_write,
+    reraise_control,
+)
+from sandbox.worker.language.jsonsafe import NotJsonable, to_json
+from sandbox.worker.language.script_asyncio import in_script_loop, resolved, run_top_level
+from sandbox.worker.language.sysproxy import bind as bind_streams
+from sandbox.worker.language.sysproxy import emit, reset_redirects, swapped_streams
+
+MAX_MESSAGE_CHARS = 4000
+#: After the CPU limit, the script is interrupted again this often until it ends.
+CPU_REPEAT_S = 0.05
+HELPERS = ("final_result", "observation", "error", "transfer_to_agent")
+
+_TOOL_EXCEPTIONS = {
+    name: value
+    for name, value in vars(builtins).items()
+    if isinstance(value, type) and issubclass(value, Exception) and not name.startswith("_")
+}
+
+
+def shorten(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """Cut ``text`` in the middle so that both its start and its end survive."""
+    if len(text) <= limit:
+        return text
+    half = (limit - 40) // 2
+    return f"{text[:half]}\n... [{len(text) - 2 * half} characters cut] ...\n{text[-half:]}"
+
+
+class ScriptRuntime:
+    """The globals and per-run bookkeeping of one session."""
+
+    def __init__(
+        self,
+        limits: dict[str, Any],
+        builtin_names: list[str],
+        import_: Callable[..., Any],
+        call_host: Callable[[dict[str, Any]], dict[str, Any]],
+        *,
+        language: bool = True,
+        open_: Callable[..., Any] | None = None,
+    ) -> None:
+        self.limits = limits
+        self._call_host = call_host
+        self._language = language
+        if language:
+            catalog = builtin_catalog()
+            script_builtins = {name: catalog[name] for name in builtin_names}
+            script_builtins.update(__build_class__=build_class, __import__=import_)
+            if open_ is not None:
+                script_builtins["open"] = open_
+        else:
+            # The language layer is switched off: plain Python with the real builtins.
+            script_builtins = dict(vars(builtins))
+        script_builtins["print"] = builtin(self._print, "print")
+        if language:
+            evaluator = Evaluator(
+                (guarded_getattr, guarded_write, reraise_control, check_match_class, _identity),
+                script_builtins,
+                self._register_string,
+                int(limits.get("source_bytes", 100_000)),
+            )
+            for name, function in (("eval", evaluator.eval), ("exec", evaluator.exec)):
+                if name in script_builtins:
+                    script_builtins[name] = builtin(function, name)
+        self.globals: dict[str, Any] = {
+            "__builtins__": script_builtins,
+            "__name__": SCRIPT_MODULE,
+            GETATTR: guarded_getattr,
+            WRITE: guarded_write,
+            RERAISE: reraise_control,
+            MATCH_CLASS: check_match_class,
+            LAST_EXPR: self._last_expr,
+            "final_result": builtin(self._final_result, "final_result"),
+            "observation": builtin(self._observation, "observation"),
+            "error": builtin(self._error, "error"),
+            "transfer_to_agent": builtin(self._transfer, "transfer_to_agent"),
+        }
+        if language:
+            evaluator.script_globals = self.globals
+        self._sources: dict[str, list[str]] = {}
+        self._compiled: dict[str, tuple[str, Any]] = {}
+        bind_streams(self._capture, int(limits.get("recursion_depth", 200)))
+        self._reset()
+
+    def _register_string(self, text: str) -> str:
+        """A file name for a string given to eval/exec, its lines kept for tracebacks."""
+        filename = f"<script-string#{len(self._sources) + 1}>"
+        if len(self._sources) < 4096:
+            self._sources[filename] = text.splitlines()
+        return filename
+
+    # -- per-run state -------------------------------------------------------------
+    def _reset(self) -> None:
+        self._printed: list[str] = []
+        self._printed_bytes = 0
+        self._stdout_truncated = False
+        self._output: dict[str, Any] | None = None
+        self._last_value: Any = None
+        self._has_last_value = False
+        self._tool_calls = 0
+        self._in_script = False
+        self._cpu_exceeded = False
+
+    def add_tools(self, names: list[str]) -> None:
+        """Bind each host tool as a plain function in the script's globals."""
+        for name in names:
+            if name in HELPERS or not name.isidentifier() or name.startswith("_"):
+                raise ValueError(f"invalid tool name {name!r}")
+            self.globals[name] = self._tool_stub(name)
+
+    # -- helpers the script calls --------------------------------------------------
+    def _finish(self, output: dict[str, Any]) -> None:
+        if self._output is None:
+            self._output = output
+        raise ScriptExit()
+
+    def _final_result(self, value: Any) -> None:
+        """End the script; ``value`` is the task's final answer."""
+        self._finish({"type": "final_result", "value": value})
+
+    def _observation(self, value: Any) -> None:
+        """End the script; ``value`` is shown to the model as the step's result."""
+        self._finish({"type": "observation", "value": value})
+
+    def _error(self, message: Any) -> None:
+        """End the script, reporting an error in words."""
+        self._finish({"type": "error", "message": str(message)})
+
+    def _transfer(self, agent_name: Any) -> None:
+        """End the script, handing the run over to another agent."""
+        if not isinstance(agent_name, str):
+            raise TypeError("transfer_to_agent() takes the agent's name as a str")
+        self._finish({"type": "transfer_to_agent", "agent_name": agent_name})
+
+    def _last_expr(self, value: Any) -> Any:
+        self._last_value, self._has_last_value = value, True
+        return value
+
+    def _print(
+        self, *args: Any, sep: Any = " ", end: Any = "\n", file: Any = None, flush: bool = False
+    ) -> None:
+        sep = " " if sep is None else sep
+        end = "\n" if end is None else end
+        if not isinstance(sep, str) or not isinstance(end, str):
+            raise TypeError("sep and end must be str")
+        # Exact copies: a str subclass's ``join`` or ``__add__`` would decide the text
+        # (and so the size the output limit counts).
+        sep, end = str.__str__(sep), str.__str__(end)
+        text = sep.join([str(arg) for arg in args]) + end
+        if file is None:
+            emit(text)
+        else:
+            file.write(text)  # the script's own object, or sys.stdout/stderr
+
+    def _capture(self, text: str) -> None:
+        """Add ``text`` (an exact str) to the run's output, within the output limit."""
+        if self._stdout_truncated:
+            return
+        size = len(text.encode("utf-8", "surrogatepass"))
+        room = self.limits["output_bytes"] - self._printed_bytes
+        self._printed.append(text if size <= room else _cut_bytes(text, room))
+        self._printed_bytes += size
+        if self._printed_bytes > self.limits["output_bytes"]:
+            self._stdout_truncated = True
+            raise LimitExceeded("output_limit", explain("output_limit", self.limits))
+
+    def _tool_stub(self, name: str) -> Callable[..., Any]:
+        def tool(*args: Any, **kwargs: Any) -> Any:
+            if self._output is not None:
+                raise ScriptExit()
+            self._tool_calls += 1
+            if self._tool_calls > self.limits["tool_calls"]:
+                raise LimitExceeded("tool_call_limit", explain("tool_call_limit", self.limits))
+            try:
+                request = {
+                    "op": "call",
+                    "name": name,
+                    "args": to_json(list(args)),
+                    "keywords": to_json(kwargs),
+                }
+            except NotJsonable as exc:
+                raise TypeError(f"{name}(): arguments must be JSON values: {exc}") from None
+            reply = self._call_host(request)
+            if reply.get("ok"):
+                value = reply.get("value")
+                # Inside the script's event loop a tool call is awaited (``await t()``).
+                return resolved(value) if in_script_loop() else value
+            error_type = str(reply.get("error_type"))
+            message = str(reply.get("message", "tool failed"))
+            builtin = _TOOL_EXCEPTIONS.get(error_type)
+            if builtin is not None:
+                raise builtin(message)
+            raise ToolError(f"{error_type}: {message}")
+
+        return renamed(tool, name)
+
+    # -- running a script ----------------------------------------------------------
+    def on_cpu_signal(self, signum: int, frame: Any) -> None:
+        """SIGPROF/SIGXCPU handler: stop the script if one is running.
+
+        A script can swallow one exception (``finally: return``, an ``__exit__`` that
+        returns True), so the timer is re-armed to interrupt it again, and the run is
+        reported as over its CPU limit however it ends.
+        """
+        if not self._in_script:
+            return
+        self._cpu_exceeded = True
+        if frame is not None and frame.f_code is _RUN_CODE:
+            return  # between the script's end and our own bookkeeping: nothing to stop
+        signal.setitimer(signal.ITIMER_PROF, CPU_REPEAT_S)
+        raise LimitExceeded("cpu_limit", explain("cpu_limit", self.limits))
+
+    def run(self, source: str) -> dict[str, Any]:
+        """Compile and run one script; return the ``done`` message's fields."""
+        self._reset()
+        # The thread clock, not the process clock: with CPU timers armed (RLIMIT_CPU,
+        # ITIMER_PROF) the kernel serves the process clock from a sample that lags by up
+        # to a tick, so short runs read as 0. The worker has one thread only.
+        cpu_start = time.thread_time()
+        error_code: str | None = None
+        cached = self._compiled.get(source)
+        if cached is None:
+            # One file name per distinct script, so tracebacks point at the right text.
+            count = len(self._sources) + 1
+            filename = "<script>" if count == 1 else f"<script#{count}>"
+            compiled = (compile_script if self._language else compile_plain)(source, filename)
+            if isinstance(compiled, CompileFailure):
+                code = "syntax_error" if compiled.kind == "syntax" else "policy_violation"
+                return self._done({"type": "error", "message": compiled.message}, code, cpu_start)
+            self._sources[filename] = source.splitlines()
+            if len(self._compiled) < 256:
+                self._compiled[source] = (filename, compiled)
+        else:
+            filename, compiled = cached
+        reset_redirects()
+        signal.setitimer(signal.ITIMER_PROF, float(self.limits["cpu_soft_s"]))
+        try:
+            # The streams are swapped outside the interruptible part: the CPU signal
+            # must never stop their restoring.
+            with swapped_streams():
+                self._in_script = True
+                try:
+                    if compiled.co_flags & inspect.CO_COROUTINE:
+                        run_top_level(eval(compiled, self.globals))
+                    else:
+                        exec(compiled, self.globals)
+                finally:
+                    # Disarm before any of our own code runs: the CPU signal must only
+                    # ever interrupt the script.
+                    self._in_script = False
+                    signal.setitimer(signal.ITIMER_PROF, 0)
+        except ScriptExit:
+            pass
+        except LimitExceeded as exc:
+            self._output, error_code = {"type": "error", "message": exc.message}, exc.code
+        except MemoryError:
+            self._output = {"type": "error", "message": explain("memory_limit", self.limits)}
+            error_code = "memory_limit"
+        except SystemExit as exc:
+            # ``raise SystemExit`` / ``SystemExit(0)`` ends the script as its end would.
+            if exc.code not in (None, 0):
+                self._output = {"type": "error", "message": self.format_exception(exc)}
+                error_code = "runtime_error"
+        except BaseException as exc:
+            self._output = {"type": "error", "message": self.format_exception(exc)}
+            error_code = "policy_violation" if isinstance(exc, PolicyRefusal) else "runtime_error"
+        if self._cpu_exceeded and error_code != "cpu_limit":
+            # The script swallowed the interruption and went on: the limit still holds.
+            self._output = {"type": "error", "message": explain("cpu_limit", self.limits)}
+            error_code = "cpu_limit"
+        if self._output is None:
+            if (
+                self._has_last_value
+                and isinstance(self._last_value, dict)
+                and "type" in self._last_value
+            ):
+                self._output = self._last_value
+            else:
+                self._output = {"type": "observation", "value": "".join(self._printed)}
+        return self._done(self._output, error_code, cpu_start)
+
+    def _done(
+        self, output: dict[str, Any], error_code: str | None, cpu_start: float
+    ) -> dict[str, Any]:
+        """The ``done`` fields; ``output`` is JSON text when it could be encoded (the
+        worker embeds it in the frame as is), else a dict explaining why not."""
+        value: dict[str, Any] | str
+        try:
+            encoded = json.dumps(
+                {key: to_json(item) for key, item in output.items()},
+                ensure_ascii=False,
+                separators=(",", ":"),
+            )
+            if len(encoded) > self.limits["result_bytes"]:
+                value = {"type": "error", "message": explain("result_limit", self.limits)}
+                error_code = "output_limit"
+            else:
+                value = encoded
+        except (NotJsonable, RecursionError, ValueError, TypeError) as exc:
+            kind = output.get("type", "output")
+            value = {
+                "type": "error",
+                "message": f"{kind}(...) got a value that cannot be converted to JSON: {exc}",
+            }
+            error_code = error_code or "runtime_error"
+        except MemoryError:
+            value = {"type": "error", "message": explain("memory_limit", self.limits)}
+            error_code = "memory_limit"
+        stdout = "".join(self._printed)
+        return {
+            "op": "done",
+            "output": value,
+            "stdout": stdout,
+            "stdout_truncated": self._stdout_truncated,
+            "error_code": error_code,
+            "cpu_s": round(time.thread_time() - cpu_start, 6),
+            "peak_memory_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+            "process_cpu_s": time.thread_time(),
+        }
+
+    def format_exception(self, exc: BaseException) -> str:
+        """A traceback that shows only the script's own lines."""
+        lines = ["Traceback (most recent call last):"]
+        tb: TracebackType | None = exc.__traceback__
+        while tb is not None:
+            code = tb.tb_frame.f_code
+            source = self._sources.get(code.co_filename)
+            if source is not None:
+                where = "<module>" if code.co_name == "<module>" else code.co_name
+                lines.append(f'  File "{code.co_filename}", line {tb.tb_lineno}, in {where}')
+                if 0 < tb.tb_lineno <= len(source):
+                    lines.append("    " + source[tb.tb_lineno - 1].strip())
+            tb = tb.tb_next
+        try:
+            message = str(exc)
+        except BaseException:  # a script's own __str__ may fail in any way
+            message = "<exception message could not be rendered>"
+        name = type(exc).__name__
+        lines.append(shorten(f"{name}: {message}" if message else name))
+        if len(lines) > 60:
+            lines = [*lines[:20], f"  ... {len(lines) - 41} lines cut ...", *lines[-21:]]
+        return "\n".join(lines)
+
+
+_RUN_CODE = ScriptRuntime.run.__code__
+
+
+def install_cpu_handlers(runtime: ScriptRuntime) -> None:
+    """Route the CPU-limit signals to ``runtime``."""
+    signal.signal(signal.SIGPROF, runtime.on_cpu_signal)
+    signal.signal(signal.SIGXCPU, runtime.on_cpu_signal)
+
+
+def _identity(value: Any) -> Any:
+    return value
+
+
+def _cut_bytes(text: str, size: int) -> str:
+    return text.encode("utf-8", "surrogatepass")[: max(size, 0)].decode("utf-8", "ignore")

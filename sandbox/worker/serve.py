@@ -1,0 +1,139 @@
+"""What runs inside a worker: confine, say hello, then serve the session's scripts.
+
+The worker speaks the framed JSON protocol of ``wire.py`` on one socket. Requests:
+``init`` (tool names), ``run`` (source), ``exit``. Replies and calls: ``hello``
+(confinement report), ``call`` (a tool call, answered by the host with ``result``),
+``done`` (one run's output).
+
+Worker side: standard library only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+import time
+from typing import Any, NoReturn
+
+from sandbox.protocol import (
+    ChannelClosed,
+    FrameReader,
+    UnencodableText,
+    encode,
+    frame_text,
+    host_frame_cap,
+)
+from sandbox.worker.confine.steps import confine
+from sandbox.worker.language import audit
+from sandbox.worker.language.files import Mounts, make_open
+from sandbox.worker.language.module_proxy import ModuleTable, make_import
+from sandbox.worker.language.modules import ModuleProxy, reseed_random
+from sandbox.worker.runtime import ScriptRuntime, install_cpu_handlers
+
+#: Recursion frames reserved for the sandbox's own code below the script.
+RECURSION_MARGIN = 40
+
+
+def _done_frame(done: dict[str, Any]) -> bytes:
+    """The ``done`` frame, embedding an output the runtime already encoded as JSON."""
+    output = done.pop("output")
+    # A lone surrogate the script built (e.g. "\ud800") becomes "?": the run is over,
+    # and one character is a smaller loss than its whole output.
+    if not isinstance(output, str):
+        return encode({**done, "output": output}, replace=True)
+    rest = json.dumps(done, ensure_ascii=False, separators=(",", ":"))
+    return frame_text(f'{{"output":{output},{rest[1:]}', replace=True)
+
+
+def _call_frame(request: dict[str, Any], cap: int) -> bytes:
+    """The frame of a tool call; raises ValueError (in the script) when it cannot go."""
+    name = request.get("name")
+    try:
+        frame = encode(request)
+    except UnencodableText as exc:
+        raise ValueError(f"{name}(): cannot send the arguments: {exc}") from None
+    if len(frame) > cap:
+        raise ValueError(
+            f"{name}(): the arguments are {len(frame)} bytes as JSON; a tool call may "
+            f"carry at most {cap}"
+        )
+    return frame
+
+
+def serve(
+    channel_fd: int, config: dict[str, Any], proxies: dict[str, ModuleProxy], mounts: Mounts
+) -> NoReturn:
+    """Run the worker's life on ``channel_fd``; never returns."""
+    try:
+        limits = config["limits"]
+        layers = config.get("layers", {"language": True, "os": True})
+        report = confine(
+            channel_fd,
+            limits,
+            os_layer=layers["os"],
+            mounts=config.get("mounts", []),
+            stage_writes=bool(config.get("stage_writes")),
+        )
+        report["language"] = "active" if layers["language"] else "off"
+        reseed_random()
+        sock = socket.socket(fileno=channel_fd)
+        if layers["language"]:
+            # Library code's own opens, sockets and processes (audit.py); after the
+            # channel's socket object exists, as creating one is refused from here on.
+            audit.install(config.get("mounts", []))
+        reader = FrameReader(sock, max_frame=int(config["max_request_bytes"]))
+        call_cap = host_frame_cap(limits)
+
+        def call_host(request: dict[str, Any]) -> dict[str, Any]:
+            sock.sendall(_call_frame(request, call_cap))
+            reply = reader.read_json()
+            if not isinstance(reply, dict) or reply.get("op") != "result":
+                raise ChannelClosed("unexpected reply from host")
+            return reply
+
+        # No throwaway warm-up run here: it would copy the pages a run touches from the
+        # zygote ahead of time, but costs every worker those copies (measured: fresh
+        # sessions per second fell by a sixth, the first run got only 5% faster).
+        options: dict[str, Any] = {
+            "language": layers["language"],
+            "open_": make_open(mounts) if mounts else None,
+        }
+        builtin_names = config["builtins"]
+        table = proxies if isinstance(proxies, ModuleTable) else ModuleTable(proxies, (), {})
+        runtime = ScriptRuntime(limits, builtin_names, make_import(table), call_host, **options)
+        install_cpu_handlers(runtime)
+        sys.setrecursionlimit(int(limits["recursion_depth"]) + RECURSION_MARGIN)
+        sock.sendall(
+            encode(
+                {
+                    "op": "hello",
+                    "pid": os.getpid(),
+                    "confinement": report,
+                    "process_cpu_s": time.thread_time(),  # one thread: see runtime.run
+                }
+            )
+        )
+        while True:
+            message = reader.read_json()
+            op = message.get("op")
+            if op == "init":
+                runtime.add_tools(list(message["tools"]))
+            elif op == "run":
+                done = runtime.run(str(message["source"]))
+                done["seq"] = message.get("seq")
+                sock.sendall(_done_frame(done))
+            elif op == "exit":
+                break
+    except (ChannelClosed, OSError):
+        pass
+    except BaseException as exc:
+        # Tell the host why, if the channel still works; it reports a crashed worker.
+        try:
+            detail = f"{type(exc).__name__}: {exc}"[:2000]
+            os.write(channel_fd, encode({"op": "crash", "message": detail}, replace=True))
+        except BaseException:
+            pass
+    finally:
+        os._exit(0)

@@ -1,0 +1,166 @@
+"""The fork server: imports everything a worker needs once, then only forks.
+
+Started by the host with an empty environment (a forked child's ``/proc/self/environ``
+shows the zygote's original one) and one SOCK_SEQPACKET control socket. Messages are
+JSON datagrams:
+
+- host → zygote: ``{"op": "fork", "id": n}`` with the worker's channel descriptor
+  attached (SCM_RIGHTS), ``{"op": "shutdown"}``;
+- zygote → host: ``ready`` (after the first datagram, the worker configuration),
+  ``forked`` (id, pid), ``exited`` (pid, exit code or signal, CPU seconds used),
+  ``failed``.
+
+The zygote never runs untrusted code. When the host goes away (EOF on the control
+socket) it kills every worker it forked and exits.
+
+Worker side: standard library only.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import select
+import signal
+import socket
+import sys
+import traceback
+from typing import Any
+
+from sandbox.worker.confine import landlock, namespaces, seccomp
+from sandbox.worker.language.compiler import compile_script
+from sandbox.worker.language.files import Mounts, module_members
+from sandbox.worker.language.module_proxy import build_all
+from sandbox.worker.serve import serve
+
+_WARM_UP = """
+import math
+class Point:
+    def __init__(self, x):
+        self.x = x
+total = 0
+for i in range(3):
+    total += Point(i).x
+f"{total:>4}"
+"""
+
+
+def _send(ctrl: socket.socket, message: dict[str, Any]) -> None:
+    ctrl.send(json.dumps(message).encode())
+
+
+def _status(raw: int) -> dict[str, Any]:
+    if os.WIFSIGNALED(raw):
+        return {"signal": os.WTERMSIG(raw), "code": None}
+    return {"signal": None, "code": os.WEXITSTATUS(raw) if os.WIFEXITED(raw) else None}
+
+
+def _vm_size() -> int:
+    try:
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except OSError:
+        return 0
+
+
+def main(ctrl_fd: int) -> None:
+    """Serve fork requests on ``ctrl_fd`` until the host shuts us down or goes away."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the host decides when we stop
+    ctrl = socket.socket(fileno=ctrl_fd)
+    config = json.loads(ctrl.recv(1 << 20))
+    try:
+        mounts = Mounts(config.get("mounts", []))
+        proxies = build_all(config, module_members(mounts))
+        compile_script(_WARM_UP, "<warm-up>")
+        landlock.python_paths()  # computed once here, inherited by every worker
+        landlock.library_paths()
+        seccomp.prepare()
+        vm_size = _vm_size()  # /proc is gone once the zygote is in its minimal root
+        os_layer = config.get("layers", {}).get("os", True)
+        # A staged worker covers a writable mount's host path with its private copy: a
+        # second bind of the real directory would go around it.
+        stage = bool(config.get("stage_writes"))
+        root_mounts = [
+            {**m, "stage": stage and m["mode"] == "rw"} for m in config.get("mounts", [])
+        ]
+        helpers = namespaces.enter_zygote(root_mounts) if os_layer else []
+        # Keep the collector away from everything imported so far: workers then share
+        # those pages with the zygote instead of copying them on first GC pass.
+        gc.collect()
+        gc.freeze()
+    except Exception:
+        _send(ctrl, {"op": "failed", "error": traceback.format_exc(limit=5)})
+        return
+    wake_r, wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+    signal.set_wakeup_fd(wake_w)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    children: set[int] = set()
+    _send(ctrl, {"op": "ready", "pid": os.getpid(), "vm_size": vm_size, "helpers": helpers})
+    try:
+        while True:
+            readable, _, _ = select.select([ctrl.fileno(), wake_r], [], [])
+            if wake_r in readable:
+                _drain(wake_r)
+                _reap(ctrl, children)
+            if ctrl.fileno() not in readable:
+                continue
+            data, fds, _, _ = socket.recv_fds(ctrl, 65536, 1)
+            if not data:
+                return
+            request = json.loads(data)
+            if request.get("op") == "shutdown":
+                return
+            if request.get("op") == "fork" and fds:
+                pid = os.fork()
+                if pid == 0:
+                    signal.set_wakeup_fd(-1)
+                    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                    ctrl.detach()
+                    serve(fds[0], config, proxies, mounts)
+                os.close(fds[0])
+                children.add(pid)
+                _send(ctrl, {"op": "forked", "id": request.get("id"), "pid": pid})
+            else:
+                for fd in fds:
+                    os.close(fd)
+    finally:
+        for pid in children:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        for pid in list(children):
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+
+
+def _drain(fd: int) -> None:
+    try:
+        while os.read(fd, 4096):
+            pass
+    except BlockingIOError:
+        pass
+
+
+def _reap(ctrl: socket.socket, children: set[int]) -> None:
+    while True:
+        try:
+            pid, raw, usage = os.wait4(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        children.discard(pid)
+        # The CPU time tells the kernel's RLIMIT_CPU kill apart from anyone else's SIGKILL.
+        cpu_s = usage.ru_utime + usage.ru_stime
+        try:
+            _send(ctrl, {"op": "exited", "pid": pid, "cpu_s": cpu_s, **_status(raw)})
+        except OSError:
+            return
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]))
