@@ -24,7 +24,7 @@ from codeact.models.base import Model
 from codeact.prompting import load_templates
 from codeact.schema import OutputSchema
 from sandbox import AsyncSandbox, Sandbox, SandboxPolicy
-from sandbox.host.tools import RESERVED_NAMES
+from sandbox.protocol import RESERVED_NAMES
 
 if TYPE_CHECKING:
     from codeact.approval import Checkpoint

@@ -1,8 +1,20 @@
-"""Framing on the host↔worker channel: a 4-byte big-endian length, then UTF-8 JSON.
+"""The host↔worker contract: ops, frame shapes, framing, error codes, reserved names.
 
-Both ends encode with the functions here (strict UTF-8) and use blocking stream
-sockets. The reader refuses frames above a size cap, so a misbehaving worker cannot
-make the host buffer without bound.
+Two channels cross the process boundary. A worker and its session talk over a stream
+socket in frames: a 4-byte big-endian length, then UTF-8 JSON. The host and the zygote
+(the fork server) exchange JSON datagrams on a SOCK_SEQPACKET socket. Every message is
+a JSON object whose ``op`` names one of :class:`Op`; its shape is the ``TypedDict`` of
+that op below. The types cost nothing at run time: the worker never validates what
+the host sends (the host is trusted), and the host validates everything a worker sends
+with pydantic (``sandbox/host/frames.py``, checked against these shapes by a test).
+
+Encoding differs on purpose by side. The host encodes strictly: text that is not
+valid Unicode (a lone surrogate) is refused with :class:`UnencodableText` before
+anything is sent, so nothing the user gave is silently changed. The worker encodes
+what a finished script printed or returned with ``replace``: a lone surrogate the
+script built becomes ``?``, as losing one character beats losing the run. Readers
+refuse frames above a size cap, so a misbehaving worker cannot make the host buffer
+without bound.
 
 Standard library only (the worker imports it).
 """
@@ -10,15 +22,229 @@ Standard library only (the worker imports it).
 from __future__ import annotations
 
 import json
+import keyword
 import select
 import socket
 import struct
 import time
-from typing import Any
+from enum import StrEnum
+from typing import Any, Final, Literal, NotRequired, TypedDict, get_args
 
 _HEADER = struct.Struct(">I")
 
 
+class Op(StrEnum):
+    """Every kind of message on the two channels."""
+
+    # host → worker
+    INIT = "init"
+    RUN = "run"
+    RESULT = "result"
+    # worker → host
+    HELLO = "hello"
+    CALL = "call"
+    DONE = "done"
+    CRASH = "crash"
+    # host → zygote
+    FORK = "fork"
+    SHUTDOWN = "shutdown"
+    # zygote → host
+    READY = "ready"
+    FAILED = "failed"
+    FORKED = "forked"
+    EXITED = "exited"
+
+
+# -- error codes ------------------------------------------------------------------------
+#: Why a run failed, as the wire spells it (``sandbox.ErrorCode`` documents each one).
+ErrorCodeName = Literal[
+    "syntax_error",
+    "policy_violation",
+    "runtime_error",
+    "timeout",
+    "cpu_limit",
+    "memory_limit",
+    "output_limit",
+    "tool_call_limit",
+    "cancelled",
+    "worker_crashed",
+]
+ERROR_CODES: Final[frozenset[str]] = frozenset(get_args(ErrorCodeName))
+
+SYNTAX_ERROR: Final = "syntax_error"
+POLICY_VIOLATION: Final = "policy_violation"
+RUNTIME_ERROR: Final = "runtime_error"
+CPU_LIMIT: Final = "cpu_limit"
+MEMORY_LIMIT: Final = "memory_limit"
+OUTPUT_LIMIT: Final = "output_limit"
+TOOL_CALL_LIMIT: Final = "tool_call_limit"
+#: Decided by the host alone: it stopped the worker, or lost it.
+TIMEOUT: Final = "timeout"
+CANCELLED: Final = "cancelled"
+WORKER_CRASHED: Final = "worker_crashed"
+
+
+# -- host → worker ----------------------------------------------------------------------
+class InitFrame(TypedDict):
+    """The session's tool names, bound as functions in the script's globals."""
+
+    op: Literal[Op.INIT]
+    tools: list[str]
+
+
+class RunFrame(TypedDict):
+    """Run one script; ``seq`` comes back in its ``done``."""
+
+    op: Literal[Op.RUN]
+    seq: int
+    source: str
+
+
+class ToolValue(TypedDict):
+    """A tool call's answer: the tool returned ``value`` (JSON)."""
+
+    op: Literal[Op.RESULT]
+    ok: Literal[True]
+    value: Any
+
+
+class ToolFailure(TypedDict):
+    """A tool call's answer: the tool failed; the worker raises ``error_type`` in the
+    script (a builtin exception by that name, else ``ToolError``)."""
+
+    op: Literal[Op.RESULT]
+    ok: Literal[False]
+    error_type: str
+    message: str
+
+
+ResultFrame = ToolValue | ToolFailure
+HostFrame = InitFrame | RunFrame | ResultFrame
+
+
+# -- worker → host (fields the host tolerates missing are NotRequired) -------------------
+class HelloFrame(TypedDict):
+    """A new worker is confined and ready; ``confinement`` maps mechanism → state."""
+
+    op: Literal[Op.HELLO]
+    pid: int
+    confinement: dict[str, str]
+    process_cpu_s: NotRequired[float]
+
+
+class CallFrame(TypedDict):
+    """The script called a host tool (arguments are JSON values)."""
+
+    op: Literal[Op.CALL]
+    name: str
+    args: NotRequired[list[Any]]
+    keywords: NotRequired[dict[str, Any]]
+
+
+class DoneFrame(TypedDict):
+    """One run finished. ``output`` is the script's output, an object tagged by
+    ``type``; inside the worker, before :func:`encode_done`, it may be that object
+    already encoded as JSON text."""
+
+    op: Literal[Op.DONE]
+    output: dict[str, Any] | str
+    stdout: NotRequired[str]
+    stdout_truncated: NotRequired[bool]
+    error_code: NotRequired[ErrorCodeName | None]
+    cpu_s: NotRequired[float]
+    peak_memory_bytes: NotRequired[int]
+    process_cpu_s: NotRequired[float]
+    seq: NotRequired[int | None]
+
+
+class CrashFrame(TypedDict):
+    """The worker hit an internal error and is exiting."""
+
+    op: Literal[Op.CRASH]
+    message: NotRequired[str]
+
+
+WorkerFrame = HelloFrame | CallFrame | DoneFrame | CrashFrame
+
+
+# -- host ↔ zygote datagrams (the first datagram is the worker configuration) ----------
+class ForkRequest(TypedDict):
+    """Fork one worker on the attached channel descriptor (SCM_RIGHTS)."""
+
+    op: Literal[Op.FORK]
+    id: int
+
+
+class ShutdownRequest(TypedDict):
+    """Kill every worker and exit."""
+
+    op: Literal[Op.SHUTDOWN]
+
+
+class ReadyNotice(TypedDict):
+    """The zygote has imported everything and entered its root; it takes forks now."""
+
+    op: Literal[Op.READY]
+    pid: int
+    vm_size: int
+    helpers: list[int]
+
+
+class FailedNotice(TypedDict):
+    """The zygote could not start; ``error`` is its traceback."""
+
+    op: Literal[Op.FAILED]
+    error: str
+
+
+class ForkedNotice(TypedDict):
+    """The worker of fork request ``id`` runs as ``pid``."""
+
+    op: Literal[Op.FORKED]
+    id: int
+    pid: int
+
+
+class ExitedNotice(TypedDict):
+    """Worker ``pid`` ended: by ``signal``, or with exit ``code``, after ``cpu_s``."""
+
+    op: Literal[Op.EXITED]
+    pid: int
+    cpu_s: float
+    signal: int | None
+    code: int | None
+
+
+ZygoteRequest = ForkRequest | ShutdownRequest
+ZygoteNotice = ReadyNotice | FailedNotice | ForkedNotice | ExitedNotice
+
+
+def datagram(message: ZygoteRequest | ZygoteNotice | dict[str, Any]) -> bytes:
+    """One control datagram (ASCII JSON: the zygote's tracebacks may hold anything)."""
+    return json.dumps(message).encode()
+
+
+# -- reserved names ---------------------------------------------------------------------
+#: The result helpers every script has: ending a script is always the sandbox's own.
+HELPERS: Final = ("final_result", "observation", "error", "transfer_to_agent")
+#: Names no tool, agent or sub-agent may take: the helpers, and the names RestrictedPython
+#: reserves (a script cannot call ``printed``, ``builtins`` or ``breakpoint``; ``print``
+#: is the sandbox's capturing print, which a tool would shadow).
+RESERVED_NAMES: Final = frozenset(HELPERS) | {"print", "printed", "builtins", "breakpoint"}
+
+
+def name_refusal(kind: str, name: object) -> str | None:
+    """Why ``name`` cannot name a ``kind`` (tool, agent) a script calls, or None."""
+    if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name):
+        return f"{kind} name {name!r} is not a Python identifier"
+    if name.startswith("_"):
+        return f"{kind} name {name!r} may not start with '_'"
+    if name in RESERVED_NAMES:
+        return f"{kind} name {name!r} is reserved"
+    return None
+
+
+# -- framing ----------------------------------------------------------------------------
 class ChannelClosed(EOFError):
     """The other end closed the channel (or died)."""
 
@@ -37,11 +263,11 @@ def _dumps(message: Any) -> str:
 
 
 def frame_text(text: str, *, replace: bool = False) -> bytes:
-    """One frame carrying ``text`` (already JSON) as strict UTF-8.
+    """One frame carrying ``text`` (already JSON) as UTF-8: the only frame encoder.
 
-    A lone surrogate raises :class:`UnencodableText`, or becomes ``?`` with
-    ``replace`` (for what a finished script printed or returned: losing one
-    character beats losing the run).
+    A lone surrogate raises :class:`UnencodableText` (the host's way), or becomes
+    ``?`` with ``replace`` (the worker's, for what a finished script printed or
+    returned, and for its crash report).
     """
     try:
         payload = text.encode("utf-8")
@@ -63,15 +289,28 @@ def describe_unencodable(text: str, exc: UnicodeEncodeError) -> str:
     )
 
 
-def encode(message: Any, *, replace: bool = False) -> bytes:
+def encode(message: HostFrame | WorkerFrame, *, replace: bool = False) -> bytes:
     """One frame carrying ``message`` as JSON (see :func:`frame_text`)."""
     return frame_text(_dumps(message), replace=replace)
+
+
+_RUN = Op.RUN.value
 
 
 def encode_run(source: str, seq: int) -> bytes:
     """The frame of a ``run`` request (the hot path: only the source needs encoding)."""
     text = json.dumps(source, ensure_ascii=False)
-    return frame_text(f'{{"op":"run","seq":{int(seq)},"source":{text}}}')
+    return frame_text(f'{{"op":"{_RUN}","seq":{int(seq)},"source":{text}}}')
+
+
+def encode_done(done: DoneFrame) -> bytes:
+    """The worker's ``done`` frame, embedding an output already encoded as JSON text as
+    is; a lone surrogate the script built (e.g. ``"\\ud800"``) becomes ``?``."""
+    output = done["output"]
+    if not isinstance(output, str):
+        return encode(done, replace=True)
+    rest = _dumps({key: value for key, value in done.items() if key != "output"})
+    return frame_text(f'{{"output":{output},{rest[1:]}', replace=True)
 
 
 def host_frame_cap(limits: dict[str, Any]) -> int:
@@ -115,13 +354,6 @@ class FrameReader:
         self._buffer = bytearray()
         self.max_frame = max_frame
 
-    def pending(self) -> bool:
-        """True when a whole frame is already buffered."""
-        if len(self._buffer) < 4:
-            return False
-        size: int = _HEADER.unpack_from(self._buffer)[0]
-        return len(self._buffer) >= 4 + size
-
     def next_frame(self) -> bytes | None:
         """The next whole frame if one is buffered, else None (never blocks)."""
         if len(self._buffer) < 4:
@@ -151,5 +383,6 @@ class FrameReader:
             self.fill()
 
     def read_json(self) -> Any:
-        """Read one frame and decode it as JSON."""
+        """Read one frame and decode it as JSON (the worker's reader: the host is
+        trusted; the host parses a worker's frames with ``host/frames.py`` instead)."""
         return json.loads(self.read_frame())

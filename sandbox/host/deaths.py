@@ -9,6 +9,7 @@ time (the zygote reports it from ``wait4``); any other SIGKILL came from outside
 from __future__ import annotations
 
 import signal
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,7 +29,7 @@ class Death:
 
 
 def explain_death(
-    status: dict[str, Any] | None,
+    status: Mapping[str, Any] | None,
     *,
     killed_by_host: bool,
     detail: str | None,
@@ -65,7 +66,7 @@ def explain_death(
     return Death(ErrorCode.WORKER_CRASHED, message)
 
 
-def _how(status: dict[str, Any] | None, detail: str | None) -> str:
+def _how(status: Mapping[str, Any] | None, detail: str | None) -> str:
     signum = (status or {}).get("signal")
     if signum:
         name = signal_name(int(signum))

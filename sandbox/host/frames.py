@@ -2,7 +2,8 @@
 
 Everything a worker sends is untrusted bytes: each frame is parsed with pydantic
 (``validate_json``) into one of these shapes or rejected, and a rejected frame ends the
-worker. Nothing from a worker is ever unpickled or called.
+worker. Nothing from a worker is ever unpickled or called. The shapes are the
+protocol's worker frames (``sandbox/protocol.py``), field for field: a test compares.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, TypeAdapter
 
 from sandbox.execution import ErrorCode
+from sandbox.protocol import Op
 
 
 class _Message(BaseModel):
@@ -21,7 +23,7 @@ class _Message(BaseModel):
 class Hello(_Message):
     """A new worker is confined and ready; ``confinement`` maps mechanism → state."""
 
-    op: Literal["hello"]
+    op: Literal[Op.HELLO]
     pid: int
     confinement: dict[str, str]
     process_cpu_s: float = 0.0
@@ -30,7 +32,7 @@ class Hello(_Message):
 class Call(_Message):
     """The script called a host tool."""
 
-    op: Literal["call"]
+    op: Literal[Op.CALL]
     name: str
     args: list[JsonValue] = Field(default_factory=list)
     keywords: dict[str, JsonValue] = Field(default_factory=dict)
@@ -39,7 +41,7 @@ class Call(_Message):
 class Done(_Message):
     """One run finished inside the worker."""
 
-    op: Literal["done"]
+    op: Literal[Op.DONE]
     output: JsonValue
     stdout: str = ""
     stdout_truncated: bool = False
@@ -53,10 +55,12 @@ class Done(_Message):
 class Crash(_Message):
     """The worker hit an internal error and is exiting."""
 
-    op: Literal["crash"]
+    op: Literal[Op.CRASH]
     message: str = ""
 
 
+#: Every message a worker may send, one model per protocol frame.
+WORKER_MESSAGES = (Hello, Call, Done, Crash)
 WorkerMessage = Annotated[Hello | Call | Done | Crash, Field(discriminator="op")]
 _ADAPTER: TypeAdapter[WorkerMessage] = TypeAdapter(WorkerMessage)
 

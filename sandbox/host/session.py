@@ -24,7 +24,15 @@ from sandbox.host.writes.staged import StagedWrites
 from sandbox.host.writes.usage import MountUsage
 from sandbox.limits_text import explain
 from sandbox.output import Error, ScriptOutput
-from sandbox.protocol import ChannelClosed, FrameTooLarge, check_text, encode, encode_run, send_by
+from sandbox.protocol import (
+    ChannelClosed,
+    FrameTooLarge,
+    Op,
+    check_text,
+    encode,
+    encode_run,
+    send_by,
+)
 
 if TYPE_CHECKING:
     from sandbox.host.admission import Admission
@@ -74,7 +82,7 @@ class Session:
         self._start_worker()
 
     def _start_worker(self) -> None:
-        init = encode({"op": "init", "tools": self._tools.names})
+        init = encode({"op": Op.INIT, "tools": self._tools.names})
         for _ in range(3):
             worker, self._worker_cpu = self._sandbox._acquire()
             self.confinement = self._sandbox._confinement
@@ -221,7 +229,7 @@ class Session:
                         )
                     continue
                 message = parse_worker_message(frame)
-                if message.op == "call":
+                if message.op == Op.CALL:
                     if len(records) >= limits.tool_calls:
                         return self._killed(
                             worker, ErrorCode.TOOL_CALL_LIMIT, started, records, tool_time
@@ -242,9 +250,9 @@ class Session:
                     deadline += outcome.elapsed_s
                     if not send_by(worker.sock, encode(outcome.reply), deadline):
                         return self._killed(worker, ErrorCode.TIMEOUT, started, records, tool_time)
-                elif message.op == "crash":
+                elif message.op == Op.CRASH:
                     raise ValueError(f"worker error: {message.message}")
-                elif message.op == "done":
+                elif message.op == Op.DONE:
                     if message.seq != self._seq:
                         continue  # not this run's answer (a stale or forged frame)
                     if self._pause_between_runs:
@@ -253,7 +261,7 @@ class Session:
                     self._worker_cpu = message.process_cpu_s
                     return self._finished(message, len(frame), started, tool_time, records)
                 else:
-                    raise ValueError(f"unexpected {message.op!r} message during a run")
+                    raise ValueError(f"unexpected {message.op.value!r} message during a run")
         except (ChannelClosed, OSError):
             return self._died(worker, started, records, tool_time, detail=None)
         except (FrameTooLarge, ValueError) as exc:

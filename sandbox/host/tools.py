@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import inspect
-import keyword
 import threading
 import time
 from collections.abc import Callable, Coroutine, Mapping
@@ -24,10 +23,7 @@ import pydantic_core
 
 from sandbox.execution import ToolCallRecord
 from sandbox.host.tool_threads import ToolBudgetExhausted, ToolThreads
-
-#: Names a tool may not take: the result helpers are always the sandbox's own.
-RESERVED_NAMES = frozenset({"final_result", "observation", "error", "transfer_to_agent"})
-
+from sandbox.protocol import Op, ResultFrame, ToolFailure, ToolValue, name_refusal
 
 #: How often a wait for a tool looks whether its run was cancelled.
 _ABORT_POLL_S = 0.05
@@ -104,7 +100,7 @@ class ToolDefinitionError(ValueError):
 class ToolOutcome:
     """The host's answer to one call, plus its record and the host time it took."""
 
-    reply: dict[str, Any]
+    reply: ResultFrame
     record: ToolCallRecord
     elapsed_s: float
 
@@ -147,12 +143,9 @@ class ToolSet:
         self._signatures: dict[str, inspect.Signature | None] = {}
         self._is_async: dict[str, bool] = {}
         for name, fn in (tools or {}).items():
-            if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name):
-                raise ToolDefinitionError(f"tool name {name!r} is not a Python identifier")
-            if name.startswith("_"):
-                raise ToolDefinitionError(f"tool name {name!r} may not start with '_'")
-            if name in RESERVED_NAMES:
-                raise ToolDefinitionError(f"tool name {name!r} is reserved for result helpers")
+            problem = name_refusal("tool", name)
+            if problem is not None:
+                raise ToolDefinitionError(problem)
             if not callable(fn):
                 raise ToolDefinitionError(f"tool {name!r} is not callable")
             try:
@@ -242,7 +235,7 @@ class ToolSet:
             duration_s=time.perf_counter() - started,
             result=result,
         )
-        reply = {"op": "result", "ok": True, "value": result}
+        reply: ToolValue = {"op": Op.RESULT, "ok": True, "value": result}
         return ToolOutcome(reply, record, time.perf_counter() - entered)
 
     def _ask_gate(
@@ -328,5 +321,5 @@ class ToolSet:
             duration_s=time.perf_counter() - started,
             error=f"{kind}: {message}",
         )
-        reply = {"op": "result", "ok": False, "error_type": kind, "message": message}
+        reply: ToolFailure = {"op": Op.RESULT, "ok": False, "error_type": kind, "message": message}
         return ToolOutcome(reply, record, time.perf_counter() - entered)

@@ -21,13 +21,22 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import sandbox
-from sandbox.protocol import FrameReader, host_frame_cap
+from sandbox.protocol import (
+    ExitedNotice,
+    ForkedNotice,
+    FrameReader,
+    Op,
+    ReadyNotice,
+    ZygoteNotice,
+    datagram,
+    host_frame_cap,
+)
 
 #: How long a starting zygote may take to say it is ready (it imports everything once).
 READY_TIMEOUT_S = 30.0
@@ -180,20 +189,20 @@ class Zygote:
         self._send_lock = threading.Lock()
         self._next_id = 0
         self._pending: dict[int, tuple[Future[WorkerHandle], socket.socket]] = {}
-        self._exits: dict[int, dict[str, Any]] = {}
+        self._exits: dict[int, ExitedNotice] = {}
         self._exit_cond = threading.Condition()
         self._closed = False
         self._shut_by_host = False
         #: Called (in the reader thread) when the zygote dies without being shut down.
         self.on_exit: Callable[[Zygote], None] | None = None
-        self._ctrl.sendall(json.dumps(worker_config).encode())
-        ready = self._recv(timeout=start_timeout_s)
-        if ready is None or ready.get("op") != "ready":
-            detail = (ready or {}).get(
-                "error", f"no answer from the zygote within {start_timeout_s:g} s"
-            )
+        self._ctrl.sendall(datagram(worker_config))
+        notice = self._recv(timeout=start_timeout_s)
+        if notice is None or notice.get("op") != Op.READY:
+            failed: Mapping[str, Any] = notice or {}
+            detail = failed.get("error", f"no answer from the zygote within {start_timeout_s:g} s")
             self.close(force=True)
             raise SandboxError(f"the sandbox zygote failed to start: {detail}")
+        ready = cast(ReadyNotice, notice)
         self.pid = int(ready["pid"])
         self.vm_size = int(ready.get("vm_size", 0))
         #: The zygote's helper processes (its PID namespace's holder), for leak checks.
@@ -202,13 +211,14 @@ class Zygote:
         self._thread = threading.Thread(target=self._read_loop, name="sandbox-zygote", daemon=True)
         self._thread.start()
 
-    def _recv(self, timeout: float | None) -> dict[str, Any] | None:
+    def _recv(self, timeout: float | None) -> ZygoteNotice | None:
+        # The zygote never runs untrusted code: its notices are read as they come.
         self._ctrl.settimeout(timeout)
         try:
             data = self._ctrl.recv(65536)
         except (TimeoutError, OSError):
             return None
-        return json.loads(data) if data else None
+        return cast(ZygoteNotice, json.loads(data)) if data else None
 
     def _read_loop(self) -> None:
         while True:
@@ -216,16 +226,18 @@ class Zygote:
             if message is None:
                 break
             op = message.get("op")
-            if op == "forked":
-                entry = self._pending.pop(int(message["id"]), None)
+            if op == Op.FORKED:
+                forked = cast(ForkedNotice, message)
+                entry = self._pending.pop(int(forked["id"]), None)
                 if entry is not None:
                     future, sock = entry
-                    worker = WorkerHandle(int(message["pid"]), sock, self._max_frame)
+                    worker = WorkerHandle(int(forked["pid"]), sock, self._max_frame)
                     worker.origin = self
                     future.set_result(worker)
-            elif op == "exited":
+            elif op == Op.EXITED:
+                exited = cast(ExitedNotice, message)
                 with self._exit_cond:
-                    self._exits[int(message["pid"])] = message
+                    self._exits[int(exited["pid"])] = exited
                     while len(self._exits) > 1024:  # notices nobody asked for
                         del self._exits[next(iter(self._exits))]
                     self._exit_cond.notify_all()
@@ -256,8 +268,8 @@ class Zygote:
             request_id = self._next_id
             self._pending[request_id] = (future, host_end)
             try:
-                message = json.dumps({"op": "fork", "id": request_id}).encode()
-                socket.send_fds(self._ctrl, [message], [worker_end.fileno()])
+                request = datagram({"op": Op.FORK, "id": request_id})
+                socket.send_fds(self._ctrl, [request], [worker_end.fileno()])
             except OSError as exc:
                 self._pending.pop(request_id, None)
                 host_end.close()
@@ -296,7 +308,7 @@ class Zygote:
             )
         return f"exited with status {code}"
 
-    def exit_status(self, pid: int, timeout: float) -> dict[str, Any] | None:
+    def exit_status(self, pid: int, timeout: float) -> ExitedNotice | None:
         """The ``exited`` notice for ``pid``, waiting up to ``timeout`` seconds."""
         with self._exit_cond:
             self._exit_cond.wait_for(lambda: pid in self._exits or self._closed, timeout)
@@ -323,7 +335,7 @@ class Zygote:
             with contextlib.suppress(OSError):
                 self._proc.kill()
         with contextlib.suppress(OSError):
-            self._ctrl.send(json.dumps({"op": "shutdown"}).encode())
+            self._ctrl.send(datagram({"op": Op.SHUTDOWN}))
         try:
             self._proc.wait(timeout=5)
         except subprocess.TimeoutExpired:

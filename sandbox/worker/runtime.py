@@ -18,9 +18,26 @@ import signal
 import time
 from collections.abc import Callable
 from types import TracebackType
-from typing import Any
+from typing import Any, cast
 
 from sandbox.limits_text import explain
+from sandbox.protocol import (
+    CPU_LIMIT,
+    HELPERS,
+    MEMORY_LIMIT,
+    OUTPUT_LIMIT,
+    POLICY_VIOLATION,
+    RUNTIME_ERROR,
+    SYNTAX_ERROR,
+    TOOL_CALL_LIMIT,
+    CallFrame,
+    DoneFrame,
+    ErrorCodeName,
+    Op,
+    ResultFrame,
+    ToolFailure,
+    name_refusal,
+)
 from sandbox.worker.language.callables import builtin, renamed
 from sandbox.worker.language.compiler import (
     GETATTR,
@@ -51,7 +68,6 @@ from sandbox.worker.language.sysproxy import emit, reset_redirects, swapped_stre
 MAX_MESSAGE_CHARS = 4000
 #: After the CPU limit, the script is interrupted again this often until it ends.
 CPU_REPEAT_S = 0.05
-HELPERS = ("final_result", "observation", "error", "transfer_to_agent")
 
 _TOOL_EXCEPTIONS = {
     name: value
@@ -76,7 +92,7 @@ class ScriptRuntime:
         limits: dict[str, Any],
         builtin_names: list[str],
         import_: Callable[..., Any],
-        call_host: Callable[[dict[str, Any]], dict[str, Any]],
+        call_host: Callable[[CallFrame], ResultFrame],
         *,
         language: bool = True,
         open_: Callable[..., Any] | None = None,
@@ -112,11 +128,11 @@ class ScriptRuntime:
             RERAISE: reraise_control,
             MATCH_CLASS: check_match_class,
             LAST_EXPR: self._last_expr,
-            "final_result": builtin(self._final_result, "final_result"),
-            "observation": builtin(self._observation, "observation"),
-            "error": builtin(self._error, "error"),
-            "transfer_to_agent": builtin(self._transfer, "transfer_to_agent"),
         }
+        # The protocol's helper names, each bound to its implementation (in order).
+        helpers = (self._final_result, self._observation, self._error, self._transfer)
+        for name, helper in zip(HELPERS, helpers, strict=True):
+            self.globals[name] = builtin(helper, name)
         if language:
             evaluator.script_globals = self.globals
         self._sources: dict[str, list[str]] = {}
@@ -146,8 +162,9 @@ class ScriptRuntime:
     def add_tools(self, names: list[str]) -> None:
         """Bind each host tool as a plain function in the script's globals."""
         for name in names:
-            if name in HELPERS or not name.isidentifier() or name.startswith("_"):
-                raise ValueError(f"invalid tool name {name!r}")
+            problem = name_refusal("tool", name)
+            if problem is not None:
+                raise ValueError(problem)  # the host refuses these first
             self.globals[name] = self._tool_stub(name)
 
     # -- helpers the script calls --------------------------------------------------
@@ -204,7 +221,7 @@ class ScriptRuntime:
         self._printed_bytes += size
         if self._printed_bytes > self.limits["output_bytes"]:
             self._stdout_truncated = True
-            raise LimitExceeded("output_limit", explain("output_limit", self.limits))
+            raise LimitExceeded(OUTPUT_LIMIT, explain(OUTPUT_LIMIT, self.limits))
 
     def _tool_stub(self, name: str) -> Callable[..., Any]:
         def tool(*args: Any, **kwargs: Any) -> Any:
@@ -212,10 +229,10 @@ class ScriptRuntime:
                 raise ScriptExit()
             self._tool_calls += 1
             if self._tool_calls > self.limits["tool_calls"]:
-                raise LimitExceeded("tool_call_limit", explain("tool_call_limit", self.limits))
+                raise LimitExceeded(TOOL_CALL_LIMIT, explain(TOOL_CALL_LIMIT, self.limits))
             try:
-                request = {
-                    "op": "call",
+                request: CallFrame = {
+                    "op": Op.CALL,
                     "name": name,
                     "args": to_json(list(args)),
                     "keywords": to_json(kwargs),
@@ -227,8 +244,9 @@ class ScriptRuntime:
                 value = reply.get("value")
                 # Inside the script's event loop a tool call is awaited (``await t()``).
                 return resolved(value) if in_script_loop() else value
-            error_type = str(reply.get("error_type"))
-            message = str(reply.get("message", "tool failed"))
+            failure = cast(ToolFailure, reply)
+            error_type = str(failure.get("error_type"))
+            message = str(failure.get("message", "tool failed"))
             builtin = _TOOL_EXCEPTIONS.get(error_type)
             if builtin is not None:
                 raise builtin(message)
@@ -250,16 +268,16 @@ class ScriptRuntime:
         if frame is not None and frame.f_code is _RUN_CODE:
             return  # between the script's end and our own bookkeeping: nothing to stop
         signal.setitimer(signal.ITIMER_PROF, CPU_REPEAT_S)
-        raise LimitExceeded("cpu_limit", explain("cpu_limit", self.limits))
+        raise LimitExceeded(CPU_LIMIT, explain(CPU_LIMIT, self.limits))
 
-    def run(self, source: str) -> dict[str, Any]:
+    def run(self, source: str) -> DoneFrame:
         """Compile and run one script; return the ``done`` message's fields."""
         self._reset()
         # The thread clock, not the process clock: with CPU timers armed (RLIMIT_CPU,
         # ITIMER_PROF) the kernel serves the process clock from a sample that lags by up
         # to a tick, so short runs read as 0. The worker has one thread only.
         cpu_start = time.thread_time()
-        error_code: str | None = None
+        error_code: ErrorCodeName | None = None
         cached = self._compiled.get(source)
         if cached is None:
             # One file name per distinct script, so tracebacks point at the right text.
@@ -267,7 +285,8 @@ class ScriptRuntime:
             filename = "<script>" if count == 1 else f"<script#{count}>"
             compiled = (compile_script if self._language else compile_plain)(source, filename)
             if isinstance(compiled, CompileFailure):
-                code = "syntax_error" if compiled.kind == "syntax" else "policy_violation"
+                syntax = compiled.kind == "syntax"
+                code: ErrorCodeName = SYNTAX_ERROR if syntax else POLICY_VIOLATION
                 return self._done({"type": "error", "message": compiled.message}, code, cpu_start)
             self._sources[filename] = source.splitlines()
             if len(self._compiled) < 256:
@@ -296,20 +315,20 @@ class ScriptRuntime:
         except LimitExceeded as exc:
             self._output, error_code = {"type": "error", "message": exc.message}, exc.code
         except MemoryError:
-            self._output = {"type": "error", "message": explain("memory_limit", self.limits)}
-            error_code = "memory_limit"
+            self._output = {"type": "error", "message": explain(MEMORY_LIMIT, self.limits)}
+            error_code = MEMORY_LIMIT
         except SystemExit as exc:
             # ``raise SystemExit`` / ``SystemExit(0)`` ends the script as its end would.
             if exc.code not in (None, 0):
                 self._output = {"type": "error", "message": self.format_exception(exc)}
-                error_code = "runtime_error"
+                error_code = RUNTIME_ERROR
         except BaseException as exc:
             self._output = {"type": "error", "message": self.format_exception(exc)}
-            error_code = "policy_violation" if isinstance(exc, PolicyRefusal) else "runtime_error"
-        if self._cpu_exceeded and error_code != "cpu_limit":
+            error_code = POLICY_VIOLATION if isinstance(exc, PolicyRefusal) else RUNTIME_ERROR
+        if self._cpu_exceeded and error_code != CPU_LIMIT:
             # The script swallowed the interruption and went on: the limit still holds.
-            self._output = {"type": "error", "message": explain("cpu_limit", self.limits)}
-            error_code = "cpu_limit"
+            self._output = {"type": "error", "message": explain(CPU_LIMIT, self.limits)}
+            error_code = CPU_LIMIT
         if self._output is None:
             if (
                 self._has_last_value
@@ -322,8 +341,8 @@ class ScriptRuntime:
         return self._done(self._output, error_code, cpu_start)
 
     def _done(
-        self, output: dict[str, Any], error_code: str | None, cpu_start: float
-    ) -> dict[str, Any]:
+        self, output: dict[str, Any], error_code: ErrorCodeName | None, cpu_start: float
+    ) -> DoneFrame:
         """The ``done`` fields; ``output`` is JSON text when it could be encoded (the
         worker embeds it in the frame as is), else a dict explaining why not."""
         value: dict[str, Any] | str
@@ -335,7 +354,7 @@ class ScriptRuntime:
             )
             if len(encoded) > self.limits["result_bytes"]:
                 value = {"type": "error", "message": explain("result_limit", self.limits)}
-                error_code = "output_limit"
+                error_code = OUTPUT_LIMIT
             else:
                 value = encoded
         except (NotJsonable, RecursionError, ValueError, TypeError) as exc:
@@ -344,13 +363,13 @@ class ScriptRuntime:
                 "type": "error",
                 "message": f"{kind}(...) got a value that cannot be converted to JSON: {exc}",
             }
-            error_code = error_code or "runtime_error"
+            error_code = error_code or RUNTIME_ERROR
         except MemoryError:
-            value = {"type": "error", "message": explain("memory_limit", self.limits)}
-            error_code = "memory_limit"
+            value = {"type": "error", "message": explain(MEMORY_LIMIT, self.limits)}
+            error_code = MEMORY_LIMIT
         stdout = "".join(self._printed)
         return {
-            "op": "done",
+            "op": Op.DONE,
             "output": value,
             "stdout": stdout,
             "stdout_truncated": self._stdout_truncated,

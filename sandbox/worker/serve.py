@@ -1,28 +1,32 @@
 """What runs inside a worker: confine, say hello, then serve the session's scripts.
 
-The worker speaks the framed JSON protocol of ``wire.py`` on one socket. Requests:
-``init`` (tool names), ``run`` (source), ``exit``. Replies and calls: ``hello``
+The worker speaks the framed JSON protocol of ``sandbox/protocol.py`` on one socket.
+Requests: ``init`` (tool names), ``run`` (source). Replies and calls: ``hello``
 (confinement report), ``call`` (a tool call, answered by the host with ``result``),
-``done`` (one run's output).
+``done`` (one run's output), ``crash`` (why it is exiting).
 
 Worker side: standard library only.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import socket
 import sys
 import time
-from typing import Any, NoReturn
+from typing import Any, NoReturn, cast
 
 from sandbox.protocol import (
+    CallFrame,
     ChannelClosed,
     FrameReader,
+    InitFrame,
+    Op,
+    ResultFrame,
+    RunFrame,
     UnencodableText,
     encode,
-    frame_text,
+    encode_done,
     host_frame_cap,
 )
 from sandbox.worker.confine.steps import confine
@@ -36,20 +40,9 @@ from sandbox.worker.runtime import ScriptRuntime, install_cpu_handlers
 RECURSION_MARGIN = 40
 
 
-def _done_frame(done: dict[str, Any]) -> bytes:
-    """The ``done`` frame, embedding an output the runtime already encoded as JSON."""
-    output = done.pop("output")
-    # A lone surrogate the script built (e.g. "\ud800") becomes "?": the run is over,
-    # and one character is a smaller loss than its whole output.
-    if not isinstance(output, str):
-        return encode({**done, "output": output}, replace=True)
-    rest = json.dumps(done, ensure_ascii=False, separators=(",", ":"))
-    return frame_text(f'{{"output":{output},{rest[1:]}', replace=True)
-
-
-def _call_frame(request: dict[str, Any], cap: int) -> bytes:
+def _call_frame(request: CallFrame, cap: int) -> bytes:
     """The frame of a tool call; raises ValueError (in the script) when it cannot go."""
-    name = request.get("name")
+    name = request["name"]
     try:
         frame = encode(request)
     except UnencodableText as exc:
@@ -86,12 +79,12 @@ def serve(
         reader = FrameReader(sock, max_frame=int(config["max_request_bytes"]))
         call_cap = host_frame_cap(limits)
 
-        def call_host(request: dict[str, Any]) -> dict[str, Any]:
+        def call_host(request: CallFrame) -> ResultFrame:
             sock.sendall(_call_frame(request, call_cap))
             reply = reader.read_json()
-            if not isinstance(reply, dict) or reply.get("op") != "result":
+            if not isinstance(reply, dict) or reply.get("op") != Op.RESULT:
                 raise ChannelClosed("unexpected reply from host")
-            return reply
+            return cast(ResultFrame, reply)
 
         # No throwaway warm-up run here: it would copy the pages a run touches from the
         # zygote ahead of time, but costs every worker those copies (measured: fresh
@@ -108,7 +101,7 @@ def serve(
         sock.sendall(
             encode(
                 {
-                    "op": "hello",
+                    "op": Op.HELLO,
                     "pid": os.getpid(),
                     "confinement": report,
                     "process_cpu_s": time.thread_time(),  # one thread: see runtime.run
@@ -118,21 +111,20 @@ def serve(
         while True:
             message = reader.read_json()
             op = message.get("op")
-            if op == "init":
-                runtime.add_tools(list(message["tools"]))
-            elif op == "run":
-                done = runtime.run(str(message["source"]))
-                done["seq"] = message.get("seq")
-                sock.sendall(_done_frame(done))
-            elif op == "exit":
-                break
+            if op == Op.RUN:
+                run = cast(RunFrame, message)
+                done = runtime.run(str(run["source"]))
+                done["seq"] = run.get("seq")
+                sock.sendall(encode_done(done))
+            elif op == Op.INIT:
+                runtime.add_tools(list(cast(InitFrame, message)["tools"]))
     except (ChannelClosed, OSError):
         pass
     except BaseException as exc:
         # Tell the host why, if the channel still works; it reports a crashed worker.
         try:
             detail = f"{type(exc).__name__}: {exc}"[:2000]
-            os.write(channel_fd, encode({"op": "crash", "message": detail}, replace=True))
+            os.write(channel_fd, encode({"op": Op.CRASH, "message": detail}, replace=True))
         except BaseException:
             pass
     finally:

@@ -26,8 +26,9 @@ import signal
 import socket
 import sys
 import traceback
-from typing import Any
+from typing import cast
 
+from sandbox.protocol import ForkRequest, Op, ZygoteNotice, ZygoteRequest, datagram
 from sandbox.worker.confine import landlock, namespaces, seccomp
 from sandbox.worker.language.compiler import compile_script
 from sandbox.worker.language.files import Mounts, module_members
@@ -46,14 +47,15 @@ f"{total:>4}"
 """
 
 
-def _send(ctrl: socket.socket, message: dict[str, Any]) -> None:
-    ctrl.send(json.dumps(message).encode())
+def _send(ctrl: socket.socket, message: ZygoteNotice) -> None:
+    ctrl.send(datagram(message))
 
 
-def _status(raw: int) -> dict[str, Any]:
+def _status(raw: int) -> tuple[int | None, int | None]:
+    """The signal that ended a child, or its exit code."""
     if os.WIFSIGNALED(raw):
-        return {"signal": os.WTERMSIG(raw), "code": None}
-    return {"signal": None, "code": os.WEXITSTATUS(raw) if os.WIFEXITED(raw) else None}
+        return os.WTERMSIG(raw), None
+    return None, os.WEXITSTATUS(raw) if os.WIFEXITED(raw) else None
 
 
 def _vm_size() -> int:
@@ -90,13 +92,13 @@ def main(ctrl_fd: int) -> None:
         gc.collect()
         gc.freeze()
     except Exception:
-        _send(ctrl, {"op": "failed", "error": traceback.format_exc(limit=5)})
+        _send(ctrl, {"op": Op.FAILED, "error": traceback.format_exc(limit=5)})
         return
     wake_r, wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
     signal.set_wakeup_fd(wake_w)
     signal.signal(signal.SIGCHLD, lambda *_: None)
     children: set[int] = set()
-    _send(ctrl, {"op": "ready", "pid": os.getpid(), "vm_size": vm_size, "helpers": helpers})
+    _send(ctrl, {"op": Op.READY, "pid": os.getpid(), "vm_size": vm_size, "helpers": helpers})
     try:
         while True:
             readable, _, _ = select.select([ctrl.fileno(), wake_r], [], [])
@@ -108,10 +110,10 @@ def main(ctrl_fd: int) -> None:
             data, fds, _, _ = socket.recv_fds(ctrl, 65536, 1)
             if not data:
                 return
-            request = json.loads(data)
-            if request.get("op") == "shutdown":
+            request = cast(ZygoteRequest, json.loads(data))
+            if request.get("op") == Op.SHUTDOWN:
                 return
-            if request.get("op") == "fork" and fds:
+            if request.get("op") == Op.FORK and fds:
                 pid = os.fork()
                 if pid == 0:
                     signal.set_wakeup_fd(-1)
@@ -120,7 +122,7 @@ def main(ctrl_fd: int) -> None:
                     serve(fds[0], config, proxies, mounts)
                 os.close(fds[0])
                 children.add(pid)
-                _send(ctrl, {"op": "forked", "id": request.get("id"), "pid": pid})
+                _send(ctrl, {"op": Op.FORKED, "id": cast(ForkRequest, request)["id"], "pid": pid})
             else:
                 for fd in fds:
                     os.close(fd)
@@ -157,7 +159,11 @@ def _reap(ctrl: socket.socket, children: set[int]) -> None:
         # The CPU time tells the kernel's RLIMIT_CPU kill apart from anyone else's SIGKILL.
         cpu_s = usage.ru_utime + usage.ru_stime
         try:
-            _send(ctrl, {"op": "exited", "pid": pid, "cpu_s": cpu_s, **_status(raw)})
+            signum, code = _status(raw)
+            notice: ZygoteNotice = {
+                "op": Op.EXITED, "pid": pid, "cpu_s": cpu_s, "signal": signum, "code": code
+            }
+            _send(ctrl, notice)
         except OSError:
             return
 

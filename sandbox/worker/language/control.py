@@ -10,6 +10,7 @@ import sys
 import weakref
 
 import sandbox.worker
+from sandbox.protocol import POLICY_VIOLATION, ErrorCodeName
 
 
 class ControlFlow(BaseException):
@@ -28,14 +29,14 @@ class LimitExceeded(ControlFlow):
     message to the host; any other reports itself as a policy violation.
     """
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: ErrorCodeName, message: str) -> None:
         super().__init__(message)
         caller = sys._getframe(1).f_code.co_filename
         if os.path.dirname(caller) == _SANDBOX_DIR:
             _issued_limits[self] = (code, message)
 
     @property
-    def code(self) -> str:
+    def code(self) -> ErrorCodeName:
         return _issued_limits.get(self, _FORGED_LIMIT)[0]
 
     @property
@@ -45,11 +46,11 @@ class LimitExceeded(ControlFlow):
 
 #: Where the limits are raised from: the worker's runtime (``sandbox/worker/runtime.py``).
 _SANDBOX_DIR = os.path.dirname(os.path.abspath(sandbox.worker.__file__))
-_FORGED_LIMIT = (
-    "policy_violation",
+_FORGED_LIMIT: tuple[ErrorCodeName, str] = (
+    POLICY_VIOLATION,
     "the script raised the sandbox's own limit exception; limits are reported by the sandbox",
 )
-_issued_limits: weakref.WeakKeyDictionary[LimitExceeded, tuple[str, str]] = (
+_issued_limits: weakref.WeakKeyDictionary[LimitExceeded, tuple[ErrorCodeName, str]] = (
     weakref.WeakKeyDictionary()
 )
 
