@@ -19,8 +19,8 @@ without bound.
 Standard library only (the worker imports it).
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations``: the TypedDicts' required and optional keys
+# are then known at run time (a test compares them with the host's models).
 import json
 import keyword
 import select

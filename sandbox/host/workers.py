@@ -21,7 +21,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, cast
@@ -29,6 +29,7 @@ from typing import Any, cast
 import sandbox
 from sandbox.protocol import (
     ExitedNotice,
+    FailedNotice,
     ForkedNotice,
     FrameReader,
     Op,
@@ -198,8 +199,9 @@ class Zygote:
         self._ctrl.sendall(datagram(worker_config))
         notice = self._recv(timeout=start_timeout_s)
         if notice is None or notice.get("op") != Op.READY:
-            failed: Mapping[str, Any] = notice or {}
-            detail = failed.get("error", f"no answer from the zygote within {start_timeout_s:g} s")
+            detail = f"no answer from the zygote within {start_timeout_s:g} s"
+            if notice is not None and notice.get("op") == Op.FAILED:
+                detail = cast(FailedNotice, notice)["error"]
             self.close(force=True)
             raise SandboxError(f"the sandbox zygote failed to start: {detail}")
         ready = cast(ReadyNotice, notice)
