@@ -13,7 +13,6 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, TypeAdapter
 
 from sandbox.execution import ErrorCode
-from sandbox.protocol import Op
 
 
 class _Message(BaseModel):
@@ -23,7 +22,7 @@ class _Message(BaseModel):
 class Hello(_Message):
     """A new worker is confined and ready; ``confinement`` maps mechanism → state."""
 
-    op: Literal[Op.HELLO]
+    op: Literal["hello"]
     pid: int
     confinement: dict[str, str]
     process_cpu_s: float = 0.0
@@ -32,7 +31,7 @@ class Hello(_Message):
 class Call(_Message):
     """The script called a host tool."""
 
-    op: Literal[Op.CALL]
+    op: Literal["call"]
     name: str
     args: list[JsonValue] = Field(default_factory=list)
     keywords: dict[str, JsonValue] = Field(default_factory=dict)
@@ -41,7 +40,7 @@ class Call(_Message):
 class Done(_Message):
     """One run finished inside the worker."""
 
-    op: Literal[Op.DONE]
+    op: Literal["done"]
     output: JsonValue
     stdout: str = ""
     stdout_truncated: bool = False
@@ -55,7 +54,7 @@ class Done(_Message):
 class Crash(_Message):
     """The worker hit an internal error and is exiting."""
 
-    op: Literal[Op.CRASH]
+    op: Literal["crash"]
     message: str = ""
 
 

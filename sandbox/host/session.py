@@ -261,7 +261,7 @@ class Session:
                     self._worker_cpu = message.process_cpu_s
                     return self._finished(message, len(frame), started, tool_time, records)
                 else:
-                    raise ValueError(f"unexpected {message.op.value!r} message during a run")
+                    raise ValueError(f"unexpected {message.op!r} message during a run")
         except (ChannelClosed, OSError):
             return self._died(worker, started, records, tool_time, detail=None)
         except (FrameTooLarge, ValueError) as exc:

@@ -130,7 +130,7 @@ class Supervisor:
         finally:
             worker.sock.settimeout(None)
         if not isinstance(hello, Hello):
-            return None, f"the worker's first message was {hello.op.value!r}, not hello"
+            return None, f"the worker's first message was {hello.op!r}, not hello"
         if not worker.alive():
             # A spare whose hello was buffered, dead since (e.g. with its zygote).
             return None, "the worker died before it was used"
