@@ -10,7 +10,8 @@ from sandbox.output import AnyScriptOutput
 
 
 class ErrorCode(StrEnum):
-    """Why a run failed. Stable: callers and logs rely on these values."""
+    """Why a run failed. Stable: callers and logs rely on these values (the wire's own,
+    ``sandbox.protocol.ERROR_CODES``: a test keeps the two the same set)."""
 
     SYNTAX_ERROR = "syntax_error"
     """The script is not valid Python."""

@@ -16,6 +16,8 @@ import ast
 import json
 import socket
 import struct
+import subprocess
+import sys
 import typing
 from pathlib import Path
 from typing import Any
@@ -250,3 +252,20 @@ def test_no_error_code_is_spelled_in_the_worker() -> None:
             if isinstance(node, ast.Constant) and node.value in p.ERROR_CODES and not allowed:
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.value}")
     assert found == []
+
+
+def test_the_protocol_imports_only_the_standard_library() -> None:
+    code = (
+        "import sys; before = set(sys.modules); import sandbox.protocol; "
+        "print(sorted(m for m in set(sys.modules) - before "
+        "if m.split('.')[0] not in sys.stdlib_module_names))"
+    )
+    root = str(ROOT.parent)
+    out = subprocess.run(
+        [sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {root!r}); {code}"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=30,
+    ).stdout
+    assert out.strip() == "['sandbox', 'sandbox.protocol']"
