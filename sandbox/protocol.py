@@ -179,6 +179,22 @@ WorkerFrame = HelloFrame | CallFrame | DoneFrame | CrashFrame
 
 
 # -- host ↔ zygote datagrams (the first datagram is the worker configuration) ----------
+class WorkerConfig(TypedDict):
+    """What the zygote and its workers need (``SandboxPolicy.worker_config``); the
+    NotRequired keys have defaults on the worker side."""
+
+    limits: dict[str, Any]
+    builtins: list[str]
+    modules: list[str]
+    max_request_bytes: int
+    extra_modules: NotRequired[list[str]]
+    deny: NotRequired[dict[str, list[str]]]
+    policy_deny: NotRequired[dict[str, list[str]]]
+    layers: NotRequired[dict[str, bool]]
+    mounts: NotRequired[list[dict[str, Any]]]
+    stage_writes: NotRequired[bool]
+
+
 class ForkRequest(TypedDict):
     """Fork one worker on the attached channel descriptor (SCM_RIGHTS)."""
 
@@ -230,7 +246,7 @@ ZygoteRequest = ForkRequest | ShutdownRequest
 ZygoteNotice = ReadyNotice | FailedNotice | ForkedNotice | ExitedNotice
 
 
-def datagram(message: ZygoteRequest | ZygoteNotice | dict[str, Any]) -> bytes:
+def datagram(message: ZygoteRequest | ZygoteNotice | WorkerConfig) -> bytes:
     """One control datagram (ASCII JSON: the zygote's tracebacks may hold anything)."""
     return json.dumps(message).encode()
 

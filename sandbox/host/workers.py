@@ -34,6 +34,7 @@ from sandbox.protocol import (
     FrameReader,
     Op,
     ReadyNotice,
+    WorkerConfig,
     ZygoteNotice,
     datagram,
     host_frame_cap,
@@ -196,7 +197,8 @@ class Zygote:
         self._shut_by_host = False
         #: Called (in the reader thread) when the zygote dies without being shut down.
         self.on_exit: Callable[[Zygote], None] | None = None
-        self._ctrl.sendall(datagram(worker_config))
+        # Built by SandboxPolicy.worker_config (a test checks it against the shape).
+        self._ctrl.sendall(datagram(cast(WorkerConfig, worker_config)))
         notice = self._recv(timeout=start_timeout_s)
         if notice is None or notice.get("op") != Op.READY:
             detail = f"no answer from the zygote within {start_timeout_s:g} s"

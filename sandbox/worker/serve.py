@@ -25,6 +25,7 @@ from sandbox.protocol import (
     ResultFrame,
     RunFrame,
     UnencodableText,
+    WorkerConfig,
     encode,
     encode_done,
     host_frame_cap,
@@ -56,7 +57,7 @@ def _call_frame(request: CallFrame, cap: int) -> bytes:
 
 
 def serve(
-    channel_fd: int, config: dict[str, Any], proxies: dict[str, ModuleProxy], mounts: Mounts
+    channel_fd: int, config: WorkerConfig, proxies: dict[str, ModuleProxy], mounts: Mounts
 ) -> NoReturn:
     """Run the worker's life on ``channel_fd``; never returns."""
     try:

@@ -28,7 +28,14 @@ import sys
 import traceback
 from typing import cast
 
-from sandbox.protocol import ForkRequest, Op, ZygoteNotice, ZygoteRequest, datagram
+from sandbox.protocol import (
+    ForkRequest,
+    Op,
+    WorkerConfig,
+    ZygoteNotice,
+    ZygoteRequest,
+    datagram,
+)
 from sandbox.worker.confine import landlock, namespaces, seccomp
 from sandbox.worker.language.compiler import compile_script
 from sandbox.worker.language.files import Mounts, module_members
@@ -70,7 +77,7 @@ def main(ctrl_fd: int) -> None:
     """Serve fork requests on ``ctrl_fd`` until the host shuts us down or goes away."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the host decides when we stop
     ctrl = socket.socket(fileno=ctrl_fd)
-    config = json.loads(ctrl.recv(1 << 20))
+    config = cast(WorkerConfig, json.loads(ctrl.recv(1 << 20)))
     try:
         mounts = Mounts(config.get("mounts", []))
         proxies = build_all(config, module_members(mounts))

@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from sandbox import ErrorCode
+from sandbox import ErrorCode, SandboxPolicy
 from sandbox import protocol as p
 from sandbox.host.frames import WORKER_MESSAGES, Done, Hello, WorkerMessage, parse_worker_message
 
@@ -145,6 +145,13 @@ def test_the_hosts_models_are_the_worker_frames_field_for_field() -> None:
         optional = set(model.model_fields) - required
         assert required == set(shape.__required_keys__), op
         assert optional == set(shape.__optional_keys__), op
+
+
+def test_the_policys_worker_configuration_has_the_protocols_shape() -> None:
+    for preset in ("default", "data"):
+        config = SandboxPolicy.preset(preset).worker_config()
+        assert set(p.WorkerConfig.__required_keys__) <= set(config), preset
+        assert set(config) <= set(p.WorkerConfig.__annotations__), preset
 
 
 # -- framing ----------------------------------------------------------------------------
