@@ -82,17 +82,21 @@ ErrorCodeName = Literal[
 ]
 ERROR_CODES: Final[frozenset[str]] = frozenset(get_args(ErrorCodeName))
 
-SYNTAX_ERROR: Final = "syntax_error"
-POLICY_VIOLATION: Final = "policy_violation"
-RUNTIME_ERROR: Final = "runtime_error"
-CPU_LIMIT: Final = "cpu_limit"
-MEMORY_LIMIT: Final = "memory_limit"
-OUTPUT_LIMIT: Final = "output_limit"
-TOOL_CALL_LIMIT: Final = "tool_call_limit"
-#: Decided by the host alone: it stopped the worker, or lost it.
-TIMEOUT: Final = "timeout"
-CANCELLED: Final = "cancelled"
-WORKER_CRASHED: Final = "worker_crashed"
+
+class Code:
+    """The error codes as constants, for the side that reports them."""
+
+    SYNTAX_ERROR: Final = "syntax_error"
+    POLICY_VIOLATION: Final = "policy_violation"
+    RUNTIME_ERROR: Final = "runtime_error"
+    CPU_LIMIT: Final = "cpu_limit"
+    MEMORY_LIMIT: Final = "memory_limit"
+    OUTPUT_LIMIT: Final = "output_limit"
+    TOOL_CALL_LIMIT: Final = "tool_call_limit"
+    # Decided by the host alone: it stopped the worker, or lost it.
+    TIMEOUT: Final = "timeout"
+    CANCELLED: Final = "cancelled"
+    WORKER_CRASHED: Final = "worker_crashed"
 
 
 # -- host → worker ----------------------------------------------------------------------

@@ -22,15 +22,9 @@ from typing import Any, cast
 
 from sandbox.limits_text import explain
 from sandbox.protocol import (
-    CPU_LIMIT,
     HELPERS,
-    MEMORY_LIMIT,
-    OUTPUT_LIMIT,
-    POLICY_VIOLATION,
-    RUNTIME_ERROR,
-    SYNTAX_ERROR,
-    TOOL_CALL_LIMIT,
     CallFrame,
+    Code,
     DoneFrame,
     ErrorCodeName,
     Op,
@@ -221,7 +215,11 @@ class ScriptRuntime:
         self._printed_bytes += size
         if self._printed_bytes > self.limits["output_bytes"]:
             self._stdout_truncated = True
-            raise LimitExceeded(OUTPUT_LIMIT, explain(OUTPUT_LIMIT, self.limits))
+            raise self._limit(Code.OUTPUT_LIMIT)
+
+    def _limit(self, code: ErrorCodeName) -> LimitExceeded:
+        """The exception that stops the script at the limit ``code``."""
+        return LimitExceeded(code, explain(code, self.limits))
 
     def _tool_stub(self, name: str) -> Callable[..., Any]:
         def tool(*args: Any, **kwargs: Any) -> Any:
@@ -229,7 +227,7 @@ class ScriptRuntime:
                 raise ScriptExit()
             self._tool_calls += 1
             if self._tool_calls > self.limits["tool_calls"]:
-                raise LimitExceeded(TOOL_CALL_LIMIT, explain(TOOL_CALL_LIMIT, self.limits))
+                raise self._limit(Code.TOOL_CALL_LIMIT)
             try:
                 request: CallFrame = {
                     "op": Op.CALL,
@@ -268,7 +266,7 @@ class ScriptRuntime:
         if frame is not None and frame.f_code is _RUN_CODE:
             return  # between the script's end and our own bookkeeping: nothing to stop
         signal.setitimer(signal.ITIMER_PROF, CPU_REPEAT_S)
-        raise LimitExceeded(CPU_LIMIT, explain(CPU_LIMIT, self.limits))
+        raise self._limit(Code.CPU_LIMIT)
 
     def run(self, source: str) -> DoneFrame:
         """Compile and run one script; return the ``done`` message's fields."""
@@ -286,7 +284,7 @@ class ScriptRuntime:
             compiled = (compile_script if self._language else compile_plain)(source, filename)
             if isinstance(compiled, CompileFailure):
                 syntax = compiled.kind == "syntax"
-                code: ErrorCodeName = SYNTAX_ERROR if syntax else POLICY_VIOLATION
+                code: ErrorCodeName = Code.SYNTAX_ERROR if syntax else Code.POLICY_VIOLATION
                 return self._done({"type": "error", "message": compiled.message}, code, cpu_start)
             self._sources[filename] = source.splitlines()
             if len(self._compiled) < 256:
@@ -315,20 +313,21 @@ class ScriptRuntime:
         except LimitExceeded as exc:
             self._output, error_code = {"type": "error", "message": exc.message}, exc.code
         except MemoryError:
-            self._output = {"type": "error", "message": explain(MEMORY_LIMIT, self.limits)}
-            error_code = MEMORY_LIMIT
+            self._output = {"type": "error", "message": explain(Code.MEMORY_LIMIT, self.limits)}
+            error_code = Code.MEMORY_LIMIT
         except SystemExit as exc:
             # ``raise SystemExit`` / ``SystemExit(0)`` ends the script as its end would.
             if exc.code not in (None, 0):
                 self._output = {"type": "error", "message": self.format_exception(exc)}
-                error_code = RUNTIME_ERROR
+                error_code = Code.RUNTIME_ERROR
         except BaseException as exc:
             self._output = {"type": "error", "message": self.format_exception(exc)}
-            error_code = POLICY_VIOLATION if isinstance(exc, PolicyRefusal) else RUNTIME_ERROR
-        if self._cpu_exceeded and error_code != CPU_LIMIT:
+            refused = isinstance(exc, PolicyRefusal)
+            error_code = Code.POLICY_VIOLATION if refused else Code.RUNTIME_ERROR
+        if self._cpu_exceeded and error_code != Code.CPU_LIMIT:
             # The script swallowed the interruption and went on: the limit still holds.
-            self._output = {"type": "error", "message": explain(CPU_LIMIT, self.limits)}
-            error_code = CPU_LIMIT
+            self._output = {"type": "error", "message": explain(Code.CPU_LIMIT, self.limits)}
+            error_code = Code.CPU_LIMIT
         if self._output is None:
             if (
                 self._has_last_value
@@ -354,7 +353,7 @@ class ScriptRuntime:
             )
             if len(encoded) > self.limits["result_bytes"]:
                 value = {"type": "error", "message": explain("result_limit", self.limits)}
-                error_code = OUTPUT_LIMIT
+                error_code = Code.OUTPUT_LIMIT
             else:
                 value = encoded
         except (NotJsonable, RecursionError, ValueError, TypeError) as exc:
@@ -363,10 +362,10 @@ class ScriptRuntime:
                 "type": "error",
                 "message": f"{kind}(...) got a value that cannot be converted to JSON: {exc}",
             }
-            error_code = error_code or RUNTIME_ERROR
+            error_code = error_code or Code.RUNTIME_ERROR
         except MemoryError:
-            value = {"type": "error", "message": explain(MEMORY_LIMIT, self.limits)}
-            error_code = MEMORY_LIMIT
+            value = {"type": "error", "message": explain(Code.MEMORY_LIMIT, self.limits)}
+            error_code = Code.MEMORY_LIMIT
         stdout = "".join(self._printed)
         return {
             "op": Op.DONE,

@@ -10,7 +10,7 @@ import sys
 import weakref
 
 import sandbox.worker
-from sandbox.protocol import POLICY_VIOLATION, ErrorCodeName
+from sandbox.protocol import Code, ErrorCodeName
 
 
 class ControlFlow(BaseException):
@@ -47,7 +47,7 @@ class LimitExceeded(ControlFlow):
 #: Where the limits are raised from: the worker's runtime (``sandbox/worker/runtime.py``).
 _SANDBOX_DIR = os.path.dirname(os.path.abspath(sandbox.worker.__file__))
 _FORGED_LIMIT: tuple[ErrorCodeName, str] = (
-    POLICY_VIOLATION,
+    Code.POLICY_VIOLATION,
     "the script raised the sandbox's own limit exception; limits are reported by the sandbox",
 )
 _issued_limits: weakref.WeakKeyDictionary[LimitExceeded, tuple[ErrorCodeName, str]] = (
