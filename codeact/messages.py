@@ -1,6 +1,6 @@
 """The conversation model: messages exchanged with a language model.
 
-`Message` is a discriminated union tagged on ``role``: `Human`, `Ai`, `System`, `Tool`
+`Message` is a discriminated union tagged on ``role``: `Human`, `Ai`, `System`, `ToolResult`
 and `Remove` (a marker that drops an earlier message, by id, from the history sent to
 the model). ``Message`` itself validates into the right subclass, so
 ``Message.model_validate(data)`` and fields typed ``list[Message]`` just work, and a
@@ -49,8 +49,8 @@ __all__ = [
     "System",
     "TextPart",
     "ThinkingBlock",
-    "Tool",
     "ToolCall",
+    "ToolResult",
     "ToolStatus",
     "content_text",
     "messages_from_json",
@@ -175,7 +175,7 @@ class Message(BaseModel):
     def __init__(self, /, **data: Any) -> None:
         if type(self) is Message:
             raise TypeError(
-                "Message is the union of Human, Ai, System, Tool and Remove: build one with "
+                "Message is the union of Human, Ai, System, ToolResult and Remove: build one with "
                 "Message.human(...) etc., a subclass, or Message.model_validate(data)"
             )
         super().__init__(**data)
@@ -258,16 +258,16 @@ class Message(BaseModel):
     @staticmethod
     def tool_result(
         tool_call_id: str, content: Content, *, name: str | None = None, id: str | None = None
-    ) -> Tool:
+    ) -> ToolResult:
         """The successful result of tool call `tool_call_id`."""
-        return Tool(
+        return ToolResult(
             content=content, tool_call_id=tool_call_id, name=name, id=id or new_message_id()
         )
 
     @staticmethod
     def tool_error(
         tool_call_id: str, content: Content, *, name: str | None = None, id: str | None = None
-    ) -> Tool:
+    ) -> ToolResult:
         """A failed tool call `tool_call_id`, with the error text as content."""
         result = Message.tool_result(tool_call_id, content, name=name, id=id)
         return result.model_copy(update={"status": "error"})
@@ -342,7 +342,7 @@ class Ai(Message):
         return self.thinking_
 
 
-class Tool(Message):
+class ToolResult(Message):
     """The result of a tool call, sent back to the model."""
 
     role: Literal["tool"] = "tool"
@@ -369,7 +369,7 @@ class Remove(Message):
         return self.id_
 
 
-AnyMessage = Annotated[Human | Ai | System | Tool | Remove, Field(discriminator="role")]
+AnyMessage = Annotated[Human | Ai | System | ToolResult | Remove, Field(discriminator="role")]
 """The tagged union behind `Message`, for use where a plain annotation is needed."""
 
 Message.model_rebuild()
