@@ -21,6 +21,7 @@ from codeact.messages import Message
 from codeact.models.base import Model
 from codeact.prompting import load_templates
 from codeact.schema import OutputSchema
+from codeact.stream import AgentStream
 from codeact.tools import Tool, check_name, tool
 from sandbox import AsyncSandbox, Sandbox, SandboxPolicy
 
@@ -29,7 +30,6 @@ if TYPE_CHECKING:
     from codeact.events import InteractionRequired, SubmitInteraction
     from codeact.mcp.client import MCPServer
     from codeact.output import AgentOutput
-    from codeact.stream import AgentStream
 
 Approval = Literal["never", "scripts", "tools"]
 Approver = Callable[["InteractionRequired"], "SubmitInteraction | Awaitable[SubmitInteraction]"]
@@ -179,8 +179,6 @@ class Agent:
         caller's tools need (a database handle, a user id), handed to tools that take a
         :class:`~codeact.context.RunContext`; it never enters the sandbox.
         """
-        from codeact.stream import AgentStream
-
         if not isinstance(task, str) or not task.strip():
             raise ValueError("the task must be a non-empty string")
         return AgentStream.start(
@@ -196,8 +194,6 @@ class Agent:
         deps: Any = None,
     ) -> AgentStream:
         """Continue a run exported with :meth:`AgentStream.checkpoint` (maybe elsewhere)."""
-        from codeact.stream import AgentStream
-
         return AgentStream.resume(self, checkpoint, submission, sandbox, deps)
 
     async def run(
