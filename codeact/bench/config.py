@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from codeact.bench.records import ActionMode, Protocol
+from codeact.bench.records import ActionMode, BenchProtocol
 from codeact.bench.suite import BenchTask, Suite, SuiteError
 from codeact.models.base import Model
 
@@ -21,7 +21,7 @@ class BenchConfig:
     suite: Suite
     model: str
     log_dir: Path
-    protocol: Protocol = "codeact"
+    protocol: BenchProtocol = "codeact"
     action_modes: list[ActionMode] = field(default_factory=lambda: ["code"])
     epochs: int = 1
     tasks: str | None = None
