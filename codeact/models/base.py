@@ -2,8 +2,9 @@
 
 ``await model.complete(messages, ...)`` returns the reply as an `Ai` message;
 ``async for event in model.stream(...)`` yields `TextDelta`, `ThinkingDelta` and
-`ToolCallDelta` events as they arrive and always ends with `StreamEnd` carrying the complete
-`Ai` (usage included). Failures raise `codeact.models.errors.ModelError`.
+`ToolCallDelta` events as they arrive and always ends with `StreamEnd` carrying the
+complete `Ai` (usage included). Failures raise `codeact.models.errors.ModelError`.
+Both are the base class's; a client implements `Model._request` (see `Model`).
 """
 
 from __future__ import annotations
