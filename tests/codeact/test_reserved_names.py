@@ -81,9 +81,7 @@ def test_each_entry_point_refuses_a_reserved_name_with_the_same_message(
         (3, "not a Python identifier"),
     ],
 )
-def test_the_sandbox_and_the_worker_refuse_a_bad_identifier_alike(
-    name: object, needle: str
-) -> None:
+def test_every_entry_point_refuses_a_bad_identifier_alike(name: object, needle: str) -> None:
     message = name_refusal("tool", name)
     assert message is not None and needle in message
     with pytest.raises(ToolDefinitionError, match=f"^{re.escape(message)}$"):
@@ -92,3 +90,8 @@ def test_the_sandbox_and_the_worker_refuse_a_bad_identifier_alike(
         runtime = ScriptRuntime({"recursion_depth": 200}, [], __import__, lambda r: r)  # type: ignore[arg-type, return-value]
         with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
             runtime.add_tools([name])
+        with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+            Agent("a", ScriptedModel([]), tools={name: tool_fn})
+        agent_message = f"^{re.escape(message.replace('tool name', 'agent name', 1))}$"
+        with pytest.raises(ValueError, match=agent_message):
+            Agent(name, ScriptedModel([]))
