@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ray
 from pydantic import BaseModel, ConfigDict, JsonValue
@@ -23,7 +23,6 @@ from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 from codeact.bench.backend import Attempted, attempt_sample
 from codeact.bench.limiter import AdaptiveLimiter
 from codeact.bench.records import ModelRetry, Status
-from codeact.bench.runner import BenchConfig
 from codeact.bench.sample import Outcome, SamplePlan, crashed
 from codeact.bench.sources import ModelSource
 from codeact.output import AgentOutput
@@ -32,6 +31,10 @@ from codeact.ray.fleet import Fleet, Member, NoCapacity
 from codeact.ray.node import NodeSandbox
 from codeact.summary import UsageSummary
 from sandbox import SandboxPolicy
+
+if TYPE_CHECKING:
+    # Only a type here: the runner imports this module for --backend ray.
+    from codeact.bench.runner import BenchConfig
 
 log = logging.getLogger("codeact.ray")
 
