@@ -129,7 +129,9 @@ from sandbox import Sandbox, SandboxPolicy
 from sandbox.host.workers import package_root
 policy = SandboxPolicy.preset("default").with_layers(language=False)
 with Sandbox(policy, spares=0) as sb, sb.session() as session:
-    run = session.run("import json, sys, sandbox; print(json.dumps([sys.path[0], sandbox.__file__]))")
+    run = session.run(
+        "import json, sys, sandbox; print(json.dumps([sys.path[0], sandbox.__file__]))"
+    )
 print(json.dumps({"root": package_root(), "host": sandbox.__file__, "worker": run.stdout}))
 """
 
