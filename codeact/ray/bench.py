@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import ray
 from pydantic import BaseModel, ConfigDict, JsonValue
@@ -32,10 +32,6 @@ from codeact.ray.fleet import Fleet, Member, NoCapacity
 from codeact.ray.node import NodeSandbox
 from codeact.summary import UsageSummary
 from sandbox import SandboxPolicy
-
-if TYPE_CHECKING:
-    # Only a type here: the runner imports this module for --backend ray.
-    from codeact.bench.runner import BenchConfig
 
 log = logging.getLogger("codeact.ray")
 

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from tests.layout.imports import cycles, describe, graph, imported, module_names
 
 
@@ -24,7 +22,6 @@ def test_no_import_cycles_in_sandbox() -> None:
     assert not report, f"import cycles in sandbox/:\n{report}"
 
 
-@pytest.mark.xfail(strict=True, reason="cycles removed on merge of codeact-layout")
 def test_no_import_cycles_in_codeact() -> None:
     report = _cycles_report("codeact")
     assert not report, f"import cycles in codeact/:\n{report}"
