@@ -8,7 +8,6 @@ import time
 from typing import Any
 
 import pytest
-from loop_helpers import arun, py
 from pydantic import BaseModel
 
 from codeact import (
@@ -25,6 +24,7 @@ from codeact import (
 from codeact.models import FunctionModel, LlmUsage, ScriptedModel
 from codeact.models.testing import CallInfo
 from sandbox import SandboxPolicy
+from tests.codeact.loop_helpers import arun, py
 
 
 def lookup(item: str) -> float:
