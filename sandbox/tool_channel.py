@@ -1,0 +1,133 @@
+"""The worker's end of tool calls: each call carries an id, several may be in flight.
+
+A call made while the script's event loop runs (``await tool(x)``,
+``asyncio.gather(tool(a), tool(b))``) is sent at once, marked ``concurrent``, and
+becomes an awaitable; the loop waits for replies instead of sleeping and resumes each
+awaitable with the reply bearing its id, in whatever order the host answers. A plain
+call outside the loop waits for its own reply, as a function call does.
+
+Ids count up from 1 in each run, in the order the script made the calls; the host
+refuses any other id. At most :func:`in_flight_cap` calls are in flight at once;
+calls beyond it wait in the worker, in order, for a slot. Before a run's ``done`` is
+sent, every call still in flight is answered and its reply dropped (a task the script
+cancelled, a loop that ended first), so replies never cross into the next run.
+
+Worker side: standard library only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import select
+import socket
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from .wire import ChannelClosed, FrameReader
+
+#: Calls in flight at once, whatever the policy allows per run: each sync one holds a
+#: host thread for its duration (the sandbox's ``tool_threads`` budget is shared by
+#: every session).
+MAX_IN_FLIGHT = 16
+
+
+def in_flight_cap(limits: dict[str, Any]) -> int:
+    """How many tool calls of one run may be in flight at once (both ends agree)."""
+    return max(1, min(int(limits["tool_calls"]), MAX_IN_FLIGHT))
+
+
+class ToolChannel:
+    """Sends tool calls on the worker's socket and routes the replies by id."""
+
+    def __init__(
+        self,
+        sock: socket.socket,
+        reader: FrameReader,
+        encode_call: Callable[[dict[str, Any]], bytes],
+        cap: int,
+    ) -> None:
+        self._sock = sock
+        self._reader = reader
+        self._encode = encode_call
+        self._cap = cap
+        self._last_id = 0
+        # id -> the future awaiting it (None once nobody can take the reply).
+        self._waiting: dict[int, asyncio.Future[dict[str, Any]] | None] = {}
+        self._queued: deque[bytes] = deque()
+
+    def new_run(self) -> None:
+        """Ids start again at 1 (the host counts them per run)."""
+        self._last_id = 0
+
+    def _frame(self, request: dict[str, Any]) -> tuple[int, bytes]:
+        # Encoded before an id is taken: a call that cannot go leaves no gap in the ids.
+        call_id = self._last_id + 1
+        frame = self._encode({**request, "id": call_id})
+        self._last_id = call_id
+        return call_id, frame
+
+    def call(self, request: dict[str, Any]) -> dict[str, Any]:
+        """A call the script waits for: send it, return its reply."""
+        if self._waiting:
+            self.drain()  # earlier ids first: the host takes them in order
+        call_id, frame = self._frame(request)
+        self._sock.sendall(frame)
+        while True:
+            reply = self._read_reply()
+            if reply.get("id") == call_id:
+                return reply
+            raise ChannelClosed("a reply for a call not in flight")
+
+    def start(self, request: dict[str, Any]) -> asyncio.Future[dict[str, Any]]:
+        """A call awaited in the running script loop: sent now (or queued behind the
+        cap); the future is resolved with its reply."""
+        call_id, frame = self._frame({**request, "concurrent": True})
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._waiting[call_id] = future
+        if len(self._waiting) - len(self._queued) > self._cap:
+            self._queued.append(frame)
+        else:
+            self._sock.sendall(frame)
+        return future
+
+    def in_flight(self) -> bool:
+        """Whether replies are outstanding."""
+        return bool(self._waiting)
+
+    def wait(self, timeout: float | None) -> None:
+        """Take the replies that arrive within ``timeout`` (None: until one does)."""
+        if not self._reader.pending():
+            ready, _, _ = select.select([self._sock], [], [], timeout)
+            if not ready:
+                return
+            self._reader.fill()
+        while self._waiting and self._reader.pending():
+            self._settle(self._read_reply())
+
+    def forget(self) -> None:
+        """The loop is closing: replies still to come are dropped when they arrive."""
+        for call_id in self._waiting:
+            self._waiting[call_id] = None
+
+    def drain(self) -> None:
+        """Wait until every call in flight has its reply (the replies are dropped)."""
+        self.forget()
+        while self._waiting:
+            self._settle(self._read_reply())
+
+    def _read_reply(self) -> dict[str, Any]:
+        reply = self._reader.read_json()
+        if not isinstance(reply, dict) or reply.get("op") != "result":
+            raise ChannelClosed("unexpected reply from host")
+        return reply
+
+    def _settle(self, reply: dict[str, Any]) -> None:
+        call_id = reply.get("id")
+        if not isinstance(call_id, int) or call_id not in self._waiting:
+            raise ChannelClosed("a reply for a call not in flight")
+        future = self._waiting.pop(call_id)
+        if self._queued:
+            self._sock.sendall(self._queued.popleft())
+        if future is not None and not future.done():
+            future.set_result(reply)
