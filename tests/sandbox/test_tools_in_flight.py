@@ -155,6 +155,35 @@ def test_one_failing_call_among_several(sandbox: Sandbox) -> None:
     assert after.output.value == 3  # type: ignore[union-attr]
 
 
+def test_the_gate_decides_each_call_in_flight(sandbox: Sandbox) -> None:
+    asked: list[tuple[str, dict[str, Any]]] = []
+
+    async def gate(name: str, arguments: dict[str, Any]) -> str | None:
+        asked.append((name, arguments))
+        await asyncio.sleep(0.01)
+        return "not that one" if arguments == {"i": 1} else None
+
+    def tool(i: int) -> int:
+        return i
+
+    source = """
+    import asyncio
+    async def main():
+        got = await asyncio.gather(tool(0), tool(1), tool(2), return_exceptions=True)
+        return [type(g).__name__ + ": " + str(g) if isinstance(g, Exception) else g for g in got]
+    final_result(asyncio.run(main()))
+    """
+    with sandbox.session({"tool": tool}, gate=gate) as session:
+        execution = session.run(dedent(source))
+    assert execution.output.value == [  # type: ignore[union-attr]
+        0,
+        "PermissionError: tool() was not approved: not that one",
+        2,
+    ]
+    assert sorted(a["i"] for _, a in asked) == [0, 1, 2]
+    assert [r.ok for r in execution.tool_calls] == [True, False, True]
+
+
 def test_a_call_timing_out_among_several(sandbox: Sandbox) -> None:
     release = threading.Event()
 
