@@ -18,10 +18,12 @@ Worker side: standard library only.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import select
+import signal
 import socket
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from .wire import ChannelClosed, FrameReader
@@ -30,11 +32,24 @@ from .wire import ChannelClosed, FrameReader
 #: host thread for its duration (the sandbox's ``tool_threads`` budget is shared by
 #: every session).
 MAX_IN_FLIGHT = 16
+_CPU_SIGNALS = {signal.SIGPROF, signal.SIGXCPU}
 
 
 def in_flight_cap(limits: dict[str, Any]) -> int:
     """How many tool calls of one run may be in flight at once (both ends agree)."""
     return max(1, min(int(limits["tool_calls"]), MAX_IN_FLIGHT))
+
+
+@contextlib.contextmanager
+def _cpu_signals_held() -> Iterator[None]:
+    """Hold the CPU-limit signals while the channel's state changes: raised halfway
+    through (a frame half read, a reply taken but its queued successor not sent), the
+    limit would leave the two ends disagreeing. A signal held is delivered on leaving."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, _CPU_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _CPU_SIGNALS)
 
 
 class ToolChannel:
@@ -73,11 +88,10 @@ class ToolChannel:
             self.drain()  # earlier ids first: the host takes them in order
         call_id, frame = self._frame(request)
         self._sock.sendall(frame)
-        while True:
-            reply = self._read_reply()
-            if reply.get("id") == call_id:
-                return reply
+        reply = self._read_reply()
+        if reply.get("id") != call_id:
             raise ChannelClosed("a reply for a call not in flight")
+        return reply
 
     def start(self, request: dict[str, Any]) -> asyncio.Future[dict[str, Any]]:
         """A call awaited in the running script loop: sent now (or queued behind the
@@ -85,11 +99,15 @@ class ToolChannel:
         call_id, frame = self._frame({**request, "concurrent": True})
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._waiting[call_id] = future
-        if len(self._waiting) - len(self._queued) > self._cap:
-            self._queued.append(frame)
-        else:
-            self._sock.sendall(frame)
+        self._queued.append(frame)
+        with _cpu_signals_held():
+            self._pump()
         return future
+
+    def _pump(self) -> None:
+        """Send queued calls while fewer than the cap are in flight."""
+        while self._queued and len(self._waiting) - len(self._queued) < self._cap:
+            self._sock.sendall(self._queued.popleft())
 
     def in_flight(self) -> bool:
         """Whether replies are outstanding."""
@@ -97,13 +115,14 @@ class ToolChannel:
 
     def wait(self, timeout: float | None) -> None:
         """Take the replies that arrive within ``timeout`` (None: until one does)."""
-        if not self._reader.pending():
-            ready, _, _ = select.select([self._sock], [], [], timeout)
-            if not ready:
-                return
-            self._reader.fill()
-        while self._waiting and self._reader.pending():
-            self._settle(self._read_reply())
+        with _cpu_signals_held():
+            if not self._reader.pending():
+                ready, _, _ = select.select([self._sock], [], [], timeout)
+                if not ready:
+                    return
+                self._reader.fill()
+            while self._waiting and self._reader.pending():
+                self._settle(self._read_reply())
 
     def forget(self) -> None:
         """The loop is closing: replies still to come are dropped when they arrive."""
@@ -113,8 +132,10 @@ class ToolChannel:
     def drain(self) -> None:
         """Wait until every call in flight has its reply (the replies are dropped)."""
         self.forget()
-        while self._waiting:
-            self._settle(self._read_reply())
+        with _cpu_signals_held():
+            self._pump()
+            while self._waiting:
+                self._settle(self._read_reply())
 
     def _read_reply(self) -> dict[str, Any]:
         reply = self._reader.read_json()
@@ -127,7 +148,6 @@ class ToolChannel:
         if not isinstance(call_id, int) or call_id not in self._waiting:
             raise ChannelClosed("a reply for a call not in flight")
         future = self._waiting.pop(call_id)
-        if self._queued:
-            self._sock.sendall(self._queued.popleft())
+        self._pump()
         if future is not None and not future.done():
             future.set_result(reply)

@@ -286,20 +286,11 @@ class ToolSet:
                 return await asyncio.wait_for(_contained(fn(*args, **kwargs)), timeout_s)
             except TimeoutError:
                 raise TimeoutError(f"{name}() did not finish within {timeout_s:g} s") from None
-        with self._hung_lock:
-            hung = self._hung
-        try:
-            future = threads.submit(lambda: _run_contained(fn, args, kwargs), hung_in_session=hung)
-        except ToolBudgetExhausted as exc:
-            raise _ToolFailed("RuntimeError", f"{name}(): {exc}") from None
+        future = self._submit(name, lambda: _run_contained(fn, args, kwargs), threads)
         try:
             return await asyncio.wait_for(asyncio.wrap_future(future), timeout_s)
         except (TimeoutError, asyncio.CancelledError) as exc:
-            if not future.cancel():
-                # Still running in its thread, which it holds until it returns.
-                with self._hung_lock:
-                    self._hung += 1
-                future.add_done_callback(self._unhung)
+            self._let_go(future)
             if isinstance(exc, TimeoutError):
                 raise TimeoutError(f"{name}() did not finish within {timeout_s:g} s") from None
             raise
@@ -394,23 +385,33 @@ class ToolSet:
             # a call), which matters for scripts that call a tool in a loop.
             return fn(*args, **kwargs)
         else:
-            with self._hung_lock:
-                hung = self._hung
-            try:
-                future = threads.submit(lambda: fn(*args, **kwargs), hung_in_session=hung)
-            except ToolBudgetExhausted as exc:
-                raise _ToolFailed("RuntimeError", f"{name}(): {exc}") from None
+            future = self._submit(name, lambda: fn(*args, **kwargs), threads)
         deadline = None if timeout_s is None else time.monotonic() + timeout_s
         if _settled(future, deadline, abort):
             return future.result()
-        if not future.cancel():
-            # Still running in its thread, which it holds until it returns.
-            with self._hung_lock:
-                self._hung += 1
-            future.add_done_callback(self._unhung)
+        self._let_go(future)
         if abort is not None and abort.is_set():
             raise _ToolFailed("CancelledError", f"{name}() was abandoned: the run was cancelled")
         raise TimeoutError(f"{name}() did not finish within {timeout_s:g} s")
+
+    def _submit(
+        self, name: str, call: Callable[[], Any], threads: ToolThreads
+    ) -> concurrent.futures.Future[Any]:
+        """Start a sync call on a tool thread, within the budgets."""
+        with self._hung_lock:
+            hung = self._hung
+        try:
+            return threads.submit(call, hung_in_session=hung)
+        except ToolBudgetExhausted as exc:
+            raise _ToolFailed("RuntimeError", f"{name}(): {exc}") from None
+
+    def _let_go(self, future: concurrent.futures.Future[Any]) -> None:
+        """Stop waiting for a sync call; one still running in its thread (which it holds
+        until it returns) counts as hung until then."""
+        if not future.cancel():
+            with self._hung_lock:
+                self._hung += 1
+            future.add_done_callback(self._unhung)
 
     def _unhung(self, _: concurrent.futures.Future[Any]) -> None:
         with self._hung_lock:
