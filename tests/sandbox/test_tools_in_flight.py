@@ -216,6 +216,27 @@ def test_a_call_timing_out_among_several(sandbox: Sandbox) -> None:
     assert execution.tool_calls[1].ok
 
 
+@pytest.mark.parametrize(
+    "expr",
+    ["c.cr_await", "getattr(c, 'cr_await')", "c.cr_frame", "getattr(c, 'cr_' + 'frame')"],
+)
+def test_a_tool_awaitable_hands_the_script_nothing(sandbox: Sandbox, expr: str) -> None:
+    source = f"""
+    import asyncio
+    async def main():
+        c = tool(1)
+        try:
+            print("GOT", {expr})
+        finally:
+            await c
+    asyncio.run(main())
+    """
+    with sandbox.session({"tool": lambda i: i}) as session:
+        execution = session.run(dedent(source))
+    assert execution.error_code in ("policy_violation", "runtime_error")
+    assert "GOT" not in execution.stdout
+
+
 def test_call_budget_exceeded_with_several_in_flight() -> None:
     policy = SandboxPolicy.preset("default").with_limits(tool_calls=3)
 
@@ -356,6 +377,9 @@ for fd in range(3, 64):
     except OSError:
         pass
 for frame in {frames!r}:
+    if isinstance(frame, float):
+        time.sleep(frame)  # let the host start what it was sent
+        continue
     data = json.dumps(frame).encode()
     os.write(fd, struct.pack(">I", len(data)) + data)
 time.sleep(5)
@@ -401,6 +425,32 @@ def test_hostile_call_ids_end_the_worker(
     assert len(execution.tool_calls) == sum(f.get("id") == 1 for f in frames[:1])
     assert after.output.value == 2  # type: ignore[union-attr]
     assert after.worker_restarted
+
+
+def test_a_forged_done_with_calls_in_flight_abandons_them(plain: Sandbox) -> None:
+    release = threading.Event()
+
+    def tool(x: int) -> int:
+        release.wait(30)
+        return x
+
+    done = {"op": "done", "output": {"type": "final_result", "value": "forged"}, "seq": 1}
+    threads = plain._threads()
+    try:
+        with plain.session({"tool": tool}) as session:
+            execution = session.run(FORGE.format(frames=[call(1), call(2), 2.0, done]))
+            assert execution.output.value == "forged"  # type: ignore[union-attr]
+            assert [r.error for r in execution.tool_calls] == [
+                "CancelledError: tool() was abandoned: the run ended while it was in flight"
+            ] * 2
+            assert threads.busy() == 2  # the two calls still hold their threads
+            release.set()
+            deadline = time.monotonic() + MEET_S
+            while threads.busy() and time.monotonic() < deadline:
+                time.sleep(0.02)
+            assert threads.busy() == 0
+    finally:
+        release.set()
 
 
 def test_too_many_calls_in_flight_are_refused(plain: Sandbox) -> None:
