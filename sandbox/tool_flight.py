@@ -19,6 +19,7 @@ whatever order they finished in.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import os
 import queue
@@ -37,6 +38,8 @@ from .wire import encode
 
 #: How long the end of a run waits for abandoned calls' tasks to finish.
 _ABANDON_WAIT_S = 2.0
+#: How long after its timeout a call in flight is given up on by the host itself.
+_OVERDUE_S = 2.0
 
 
 class CallRefused(Exception):
@@ -73,6 +76,8 @@ class Flight:
         self._busy_since: float | None = None
         # Set up by the first concurrent call only: plain calls pay for none of it.
         self._pending: dict[int, Call] = {}
+        # id -> (when the host gives up on it, its timeout)
+        self._due: dict[int, tuple[float, float]] = {}
         self._tasks: dict[int, asyncio.Task[ToolOutcome] | None] = {}
         self._lock: threading.Condition | None = None
         self._finished: queue.SimpleQueue[tuple[int, ToolOutcome]] = queue.SimpleQueue()
@@ -139,6 +144,9 @@ class Flight:
         if self._busy_since is None:
             self._busy_since = time.perf_counter()
         self._pending[call.id] = call
+        timeout = self._tools.timeout_of(call.name, self._limits.tool_timeout_s)
+        if timeout is not None:
+            self._due[call.id] = (time.perf_counter() + timeout + _OVERDUE_S, timeout)
         with self._lock:
             self._tasks[call.id] = None
         options = {
@@ -174,7 +182,16 @@ class Flight:
         """On the event loop: a call's task is over."""
         assert self._lock is not None
         outcome: ToolOutcome | None = None
-        if not task.cancelled():
+        if task.cancelled():
+            if not self._closed:  # cancelled by its event loop (shutting down), not by us
+                outcome = self._tools.refused(
+                    call.name,
+                    call.args,
+                    call.keywords,
+                    "CancelledError",
+                    f"{call.name}() was cancelled by the host's event loop",
+                )
+        else:
             problem = task.exception()
             outcome = (
                 task.result()
@@ -212,12 +229,42 @@ class Flight:
                 call_id, outcome = self._finished.get_nowait()
             except queue.Empty:
                 break
-            self._pending.pop(call_id, None)
+            if self._pending.pop(call_id, None) is None:
+                continue  # given up on as overdue already
+            self._due.pop(call_id, None)
             self._records[call_id] = outcome.record
             frames.append(encode({**outcome.reply, "id": call_id}))
+        frames.extend(self._overdue())
         if not self._pending and self._busy_since is not None:
             self.tool_time += time.perf_counter() - self._busy_since
             self._busy_since = None
+        return frames
+
+    def _overdue(self) -> list[bytes]:
+        """Replies for calls whose timeout passed long ago: their event loop is blocked
+        (an async tool that never yields), so it cannot end them itself."""
+        now = time.perf_counter()
+        frames = []
+        for call_id, (due, timeout) in list(self._due.items()):
+            if due > now:
+                continue
+            call = self._pending.pop(call_id)
+            del self._due[call_id]
+            outcome = self._tools.refused(
+                call.name,
+                call.args,
+                call.keywords,
+                "TimeoutError",
+                f"{call.name}() did not finish within {timeout:g} s",
+            )
+            self._records[call_id] = outcome.record
+            frames.append(encode({**outcome.reply, "id": call_id}))
+            assert self._lock is not None
+            with self._lock:
+                task = self._tasks.get(call_id)
+            if task is not None and self._on_loop is not None:
+                with contextlib.suppress(RuntimeError):
+                    self._on_loop.call_soon_threadsafe(task.cancel)
         return frames
 
     def close(self) -> list[ToolCallRecord]:

@@ -183,6 +183,11 @@ class ToolSet:
         """The tool names, as the script sees them."""
         return list(self._tools)
 
+    def timeout_of(self, name: str, default: float) -> float | None:
+        """The seconds a call of ``name`` may take, or None without a limit; None too
+        with a gate, which is awaited without one."""
+        return None if self._gate is not None else self._timeouts.get(name, default)
+
     def _arguments(self, name: str, args: list[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
         signature = self._signatures.get(name)
         if signature is not None:

@@ -237,6 +237,28 @@ def test_a_tool_awaitable_hands_the_script_nothing(sandbox: Sandbox, expr: str) 
     assert "GOT" not in execution.stdout
 
 
+def test_an_async_tool_blocking_its_loop_still_times_out(sandbox: Sandbox) -> None:
+    release = threading.Event()
+
+    async def stuck() -> str:
+        release.wait(30)  # blocks the event loop: its own timeout cannot fire
+        return "late"
+
+    source = """
+    import asyncio
+    async def main():
+        return await asyncio.gather(stuck(), return_exceptions=True)
+    final_result([type(r).__name__ for r in asyncio.run(main())])
+    """
+    try:
+        with sandbox.session({"stuck": stuck}, tool_timeouts={"stuck": 0.2}) as session:
+            execution = session.run(dedent(source))
+    finally:
+        release.set()
+    assert execution.output.value == ["TimeoutError"]  # type: ignore[union-attr]
+    assert execution.tool_calls[0].error == "TimeoutError: stuck() did not finish within 0.2 s"
+
+
 def test_call_budget_exceeded_with_several_in_flight() -> None:
     policy = SandboxPolicy.preset("default").with_limits(tool_calls=3)
 
