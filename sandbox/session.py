@@ -66,6 +66,7 @@ class Session:
         # idle in recv() after its answer; only plain-Python scripts need stopping.
         self._pause_between_runs = not sandbox.policy.layers.language
         self._in_flight_cap = in_flight_cap({"tool_calls": self._limits.tool_calls})
+        self._tool_loop = lambda: self._loop or self._sandbox._async_loop()
         self.confinement: dict[str, str] = {}
         self._worker_lost = False
         self._closed = False
@@ -199,7 +200,7 @@ class Session:
             limits,
             self._in_flight_cap,
             self._sandbox._threads,
-            lambda: self._loop or self._sandbox._async_loop(),
+            self._tool_loop,
             self._abort,
         )
         started = time.perf_counter()

