@@ -219,10 +219,11 @@ class Session:
                 frame = worker.reader.next_frame()
                 if frame is None:
                     now = time.perf_counter()
+                    paused = flight.paused(now)
                     for answer in flight.replies() if flight.busy else ():
-                        if not send_by(worker.sock, answer, deadline + flight.paused(now)):
+                        if not send_by(worker.sock, answer, deadline + paused):
                             return self._killed(worker, ErrorCode.TIMEOUT, started, flight)
-                    remaining = deadline + flight.paused(now) - now
+                    remaining = deadline + paused - now
                     if remaining <= 0:
                         return self._killed(worker, ErrorCode.TIMEOUT, started, flight)
                     wake = flight.wake_fd
@@ -239,9 +240,8 @@ class Session:
                 message = parse_worker_message(frame)
                 if message.op == "call":
                     reply = flight.take(message)
-                    now = time.perf_counter()
                     if reply is not None and not send_by(
-                        worker.sock, reply, deadline + flight.paused(now)
+                        worker.sock, reply, deadline + flight.paused(time.perf_counter())
                     ):
                         return self._killed(worker, ErrorCode.TIMEOUT, started, flight)
                 elif message.op == "crash":

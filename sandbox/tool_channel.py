@@ -77,8 +77,9 @@ class ToolChannel:
 
     def _frame(self, request: dict[str, Any]) -> tuple[int, bytes]:
         # Encoded before an id is taken: a call that cannot go leaves no gap in the ids.
-        call_id = self._last_id + 1
-        frame = self._encode({**request, "id": call_id})
+        # ``request`` is the caller's own fresh dict: marked in place, not copied.
+        call_id = request["id"] = self._last_id + 1
+        frame = self._encode(request)
         self._last_id = call_id
         return call_id, frame
 
@@ -96,7 +97,8 @@ class ToolChannel:
     def start(self, request: dict[str, Any]) -> asyncio.Future[dict[str, Any]]:
         """A call awaited in the running script loop: sent now (or queued behind the
         cap); the future is resolved with its reply."""
-        call_id, frame = self._frame({**request, "concurrent": True})
+        request["concurrent"] = True
+        call_id, frame = self._frame(request)
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._waiting[call_id] = future
         self._queued.append(frame)

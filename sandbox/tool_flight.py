@@ -136,7 +136,7 @@ class Flight:
         self._records[call.id] = outcome.record
         if self._busy_since is None:  # else the busy period counts this time already
             self.tool_time += outcome.elapsed_s
-        return encode({**outcome.reply, "id": call.id})
+        return _reply_frame(outcome, call.id)
 
     def _start(self, call: Call) -> None:
         if self._lock is None:
@@ -237,7 +237,7 @@ class Flight:
                 continue  # given up on as overdue already
             self._due.pop(call_id, None)
             self._records[call_id] = outcome.record
-            frames.append(encode({**outcome.reply, "id": call_id}))
+            frames.append(_reply_frame(outcome, call_id))
         frames.extend(self._overdue())
         if not self._pending and self._busy_since is not None:
             self.tool_time += time.perf_counter() - self._busy_since
@@ -262,7 +262,7 @@ class Flight:
                 f"{call.name}() did not finish within {timeout:g} s",
             )
             self._records[call_id] = outcome.record
-            frames.append(encode({**outcome.reply, "id": call_id}))
+            frames.append(_reply_frame(outcome, call_id))
             assert self._lock is not None
             with self._lock:
                 task = self._tasks.get(call_id)
@@ -315,6 +315,14 @@ class Flight:
             )
             self._records[call_id] = outcome.record
         self._pending.clear()
+
+
+def _reply_frame(outcome: ToolOutcome, call_id: int) -> bytes:
+    """The ``result`` frame answering call ``call_id`` (the reply dict is the outcome's
+    own, made for this one call: marked in place, not copied)."""
+    reply = outcome.reply
+    reply["id"] = call_id
+    return encode(reply)
 
 
 def _limit_text(limits: SandboxLimits) -> str:
