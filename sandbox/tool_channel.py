@@ -70,6 +70,9 @@ class ToolChannel:
         # id -> the future awaiting it (None once nobody can take the reply).
         self._waiting: dict[int, asyncio.Future[dict[str, Any]] | None] = {}
         self._queued: deque[bytes] = deque()
+        # Calls on their way out. Never sent blocking: the host may be sending a large
+        # reply meanwhile, and both ends waiting to write would wait for ever.
+        self._out = bytearray()
 
     def new_run(self) -> None:
         """Ids start again at 1 (the host counts them per run)."""
@@ -107,9 +110,16 @@ class ToolChannel:
         return future
 
     def _pump(self) -> None:
-        """Send queued calls while fewer than the cap are in flight."""
+        """Send queued calls while fewer than the cap are in flight, as far as the
+        socket takes them now; :meth:`wait` sends the rest."""
         while self._queued and len(self._waiting) - len(self._queued) < self._cap:
-            self._sock.sendall(self._queued.popleft())
+            self._out += self._queued.popleft()
+        while self._out:
+            try:
+                sent = self._sock.send(self._out, socket.MSG_DONTWAIT)
+            except BlockingIOError:
+                return
+            del self._out[:sent]
 
     def in_flight(self) -> bool:
         """Whether replies are outstanding."""
@@ -118,13 +128,19 @@ class ToolChannel:
     def wait(self, timeout: float | None) -> None:
         """Take the replies that arrive within ``timeout`` (None: until one does)."""
         with _cpu_signals_held():
-            if not self._reader.pending():
-                ready, _, _ = select.select([self._sock], [], [], timeout)
-                if not ready:
-                    return
-                self._reader.fill()
-            while self._waiting and self._reader.pending():
-                self._settle(self._read_reply())
+            self._take(timeout)
+
+    def _take(self, timeout: float | None) -> None:
+        if not self._reader.pending():
+            writing = [self._sock] if self._out else []
+            readable, writable, _ = select.select([self._sock], writing, [], timeout)
+            if writable:
+                self._pump()
+            if not readable:
+                return
+            self._reader.fill()
+        while self._waiting and self._reader.pending():
+            self._settle(self._read_reply())
 
     def forget(self) -> None:
         """The loop is closing: replies still to come are dropped when they arrive."""
@@ -139,7 +155,7 @@ class ToolChannel:
         with _cpu_signals_held():
             self._pump()
             while self._waiting:
-                self._settle(self._read_reply())
+                self._take(None)
 
     def _read_reply(self) -> dict[str, Any]:
         reply = self._reader.read_json()

@@ -129,6 +129,24 @@ def test_calls_beyond_the_in_flight_cap_wait_in_the_worker(sandbox: Sandbox) -> 
     assert len(execution.tool_calls) == count
 
 
+def test_large_arguments_and_results_in_flight_together(sandbox: Sandbox) -> None:
+    # 16 calls of 200 kB out and 400 kB back fill the socket both ways: neither end may
+    # wait to write while the other does (that would end in a timeout).
+    def double(s: str) -> str:
+        return s * 2
+
+    source = f"""
+    import asyncio
+    async def main():
+        return await asyncio.gather(*(double('x' * 200_000) for i in range({MAX_IN_FLIGHT})))
+    final_result(sum(len(r) for r in asyncio.run(main())))
+    """
+    with sandbox.session({"double": double}) as session:
+        execution = session.run(dedent(source))
+    assert execution.ok, execution.output
+    assert execution.output.value == MAX_IN_FLIGHT * 400_000  # type: ignore[union-attr]
+
+
 def test_one_failing_call_among_several(sandbox: Sandbox) -> None:
     def tool(i: int) -> int:
         if i == 2:
