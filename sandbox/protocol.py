@@ -116,18 +116,21 @@ class RunFrame(TypedDict):
 
 
 class ToolValue(TypedDict):
-    """A tool call's answer: the tool returned ``value`` (JSON)."""
+    """The answer to call ``id``: the tool returned ``value`` (JSON). Answers may come
+    in any order; whoever builds one before its call's id is known puts 0 there."""
 
     op: Literal["result"]
+    id: int
     ok: Literal[True]
     value: Any
 
 
 class ToolFailure(TypedDict):
-    """A tool call's answer: the tool failed; the worker raises ``error_type`` in the
-    script (a builtin exception by that name, else ``ToolError``)."""
+    """The answer to call ``id``: the tool failed; the worker raises ``error_type`` in
+    the script (a builtin exception by that name, else ``ToolError``)."""
 
     op: Literal["result"]
+    id: int
     ok: Literal[False]
     error_type: str
     message: str
@@ -148,9 +151,13 @@ class HelloFrame(TypedDict):
 
 
 class CallFrame(TypedDict):
-    """The script called a host tool (arguments are JSON values)."""
+    """The script called a host tool (arguments are JSON values). Ids count up from 1
+    in each run (the worker's channel numbers each call as it sends it); ``concurrent``
+    calls, made in the script's event loop, may be in flight together."""
 
     op: Literal["call"]
+    id: int
+    concurrent: NotRequired[bool]
     name: str
     args: NotRequired[list[Any]]
     keywords: NotRequired[dict[str, Any]]
@@ -381,6 +388,13 @@ class FrameReader:
         self._sock = sock
         self._buffer = bytearray()
         self.max_frame = max_frame
+
+    def pending(self) -> bool:
+        """True when a whole frame is already buffered."""
+        if len(self._buffer) < 4:
+            return False
+        size: int = _HEADER.unpack_from(self._buffer)[0]
+        return len(self._buffer) >= 4 + size
 
     def next_frame(self) -> bytes | None:
         """The next whole frame if one is buffered, else None (never blocks)."""

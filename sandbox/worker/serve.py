@@ -2,8 +2,9 @@
 
 The worker speaks the framed JSON protocol of ``sandbox/protocol.py`` on one socket.
 Requests: ``init`` (tool names), ``run`` (source). Replies and calls: ``hello``
-(confinement report), ``call`` (a tool call, answered by the host with ``result``),
-``done`` (one run's output), ``crash`` (why it is exiting).
+(confinement report), ``call`` (a tool call with its ``id``, answered by the host with
+a ``result`` bearing the same id; see ``tool_channel.py``), ``done`` (one run's output),
+``crash`` (why it is exiting).
 
 Worker side: standard library only.
 """
@@ -22,7 +23,6 @@ from sandbox.protocol import (
     FrameReader,
     InitFrame,
     Op,
-    ResultFrame,
     RunFrame,
     UnencodableText,
     WorkerConfig,
@@ -36,6 +36,7 @@ from sandbox.worker.language.files import Mounts, make_open
 from sandbox.worker.language.module_proxy import ModuleTable, make_import
 from sandbox.worker.language.modules import ModuleProxy, reseed_random
 from sandbox.worker.runtime import ScriptRuntime, install_cpu_handlers
+from sandbox.worker.tool_channel import ToolChannel, in_flight_cap
 
 #: Recursion frames reserved for the sandbox's own code below the script.
 RECURSION_MARGIN = 40
@@ -80,12 +81,9 @@ def serve(
         reader = FrameReader(sock, max_frame=int(config["max_request_bytes"]))
         call_cap = host_frame_cap(limits)
 
-        def call_host(request: CallFrame) -> ResultFrame:
-            sock.sendall(_call_frame(request, call_cap))
-            reply = reader.read_json()
-            if not isinstance(reply, dict) or reply.get("op") != Op.RESULT:
-                raise ChannelClosed("unexpected reply from host")
-            return cast(ResultFrame, reply)
+        channel = ToolChannel(
+            sock, reader, lambda request: _call_frame(request, call_cap), in_flight_cap(limits)
+        )
 
         # No throwaway warm-up run here: it would copy the pages a run touches from the
         # zygote ahead of time, but costs every worker those copies (measured: fresh
@@ -96,7 +94,9 @@ def serve(
         }
         builtin_names = config["builtins"]
         table = proxies if isinstance(proxies, ModuleTable) else ModuleTable(proxies, (), {})
-        runtime = ScriptRuntime(limits, builtin_names, make_import(table), call_host, **options)
+        runtime = ScriptRuntime(
+            limits, builtin_names, make_import(table), channel.call, channel=channel, **options
+        )
         install_cpu_handlers(runtime)
         sys.setrecursionlimit(int(limits["recursion_depth"]) + RECURSION_MARGIN)
         sock.sendall(
@@ -114,7 +114,9 @@ def serve(
             op = message.get("op")
             if op == Op.RUN:
                 run = cast(RunFrame, message)
+                channel.new_run()
                 done = runtime.run(str(run["source"]))
+                channel.drain()  # calls the script left in flight: answered before done
                 done["seq"] = run.get("seq")
                 sock.sendall(encode_done(done))
             elif op == Op.INIT:

@@ -26,7 +26,14 @@ import pytest
 
 from sandbox import ErrorCode, SandboxPolicy
 from sandbox import protocol as p
-from sandbox.host.frames import WORKER_MESSAGES, Done, Hello, WorkerMessage, parse_worker_message
+from sandbox.host.frames import (
+    WORKER_MESSAGES,
+    Call,
+    Done,
+    Hello,
+    WorkerMessage,
+    parse_worker_message,
+)
 
 ROOT = Path(p.__file__).resolve().parent
 
@@ -45,7 +52,7 @@ SENDERS = {
     "zygote → host": ("worker/zygote.py",),
 }
 READERS = {
-    "host → worker": ("worker/serve.py",),
+    "host → worker": ("worker/serve.py", "worker/tool_channel.py"),
     "worker → host": ("host/frames.py", "host/session.py"),
     "host → zygote": ("worker/zygote.py",),
     "zygote → host": ("host/workers.py",),
@@ -221,9 +228,17 @@ def test_the_host_refuses_malformed_frames(payload: bytes) -> None:
 
 def test_every_worker_frame_the_worker_builds_parses_on_the_host() -> None:
     hello: p.HelloFrame = {"op": p.Op.HELLO, "pid": 12, "confinement": {"seccomp": "active"}}
-    call: p.CallFrame = {"op": p.Op.CALL, "name": "t", "args": [1], "keywords": {"k": None}}
+    call: p.CallFrame = {"op": p.Op.CALL, "id": 2, "name": "t", "args": [1], "concurrent": True}
     assert isinstance(parse_worker_message(read_back(p.encode(hello))), Hello)
-    assert parse_worker_message(read_back(p.encode(call))).op == p.Op.CALL
+    parsed = parse_worker_message(read_back(p.encode(call)))
+    assert isinstance(parsed, Call) and (parsed.id, parsed.concurrent, parsed.keywords) == (
+        2,
+        True,
+        {},
+    )
+    del call["id"]  # a call without its id is refused
+    with pytest.raises(ValueError, match="id"):
+        parse_worker_message(p.encode(call)[4:])
 
 
 def test_a_frame_above_the_cap_is_refused_before_it_is_read() -> None:
