@@ -17,6 +17,7 @@ import weakref
 from collections.abc import Callable, Mapping
 from typing import Any, Self
 
+from sandbox.errors import SandboxError
 from sandbox.host.admission import Admission, budget
 from sandbox.host.cgroup import SandboxCgroup
 from sandbox.host.health import SandboxHealth
@@ -25,7 +26,7 @@ from sandbox.host.session import Session
 from sandbox.host.supervisor import Supervisor
 from sandbox.host.tool_threads import ToolThreads
 from sandbox.host.tools import ToolGate, ToolSet
-from sandbox.host.workers import SandboxError, WorkerHandle
+from sandbox.host.workers import WorkerHandle
 from sandbox.policy import SandboxPolicy
 
 _OPEN: weakref.WeakSet[Sandbox] = weakref.WeakSet()

@@ -14,11 +14,12 @@ import time
 from types import TracebackType
 from typing import TYPE_CHECKING, Self
 
+from sandbox.errors import SandboxError
 from sandbox.execution import ErrorCode, Execution, ToolCallRecord, WrittenFile
 from sandbox.host.deaths import explain_death
 from sandbox.host.frames import Done, parse_worker_message
 from sandbox.host.tools import ToolSet
-from sandbox.host.workers import SandboxError, WorkerHandle
+from sandbox.host.workers import WorkerHandle
 from sandbox.host.writes.changed import WrittenFiles
 from sandbox.host.writes.staged import StagedWrites
 from sandbox.host.writes.usage import MountUsage

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import sandbox
+from sandbox.errors import SandboxError, ZygoteFailure
 from sandbox.protocol import FrameReader, host_frame_cap
 
 #: How long a starting zygote may take to say it is ready (it imports everything once).
@@ -37,14 +38,6 @@ READY_TIMEOUT_S = 30.0
 _BOOT = (
     "import sys; sys.path.insert(0, {root!r}); from sandbox.worker.zygote import main; main({fd})"
 )
-
-
-class SandboxError(RuntimeError):
-    """The sandbox machinery itself failed (not the script)."""
-
-
-class ZygoteFailure(SandboxError):
-    """The zygote died or stopped answering; the sandbox replaces it."""
 
 
 def package_root() -> str:

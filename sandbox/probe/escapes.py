@@ -14,8 +14,8 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+from sandbox.errors import SandboxError
 from sandbox.execution import Execution
-from sandbox.host.workers import SandboxError
 from sandbox.policy import SandboxPolicy
 from sandbox.probe import census, procinfo
 from sandbox.probe.arena import CaseArena, SuiteArena

@@ -20,8 +20,8 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from sandbox.errors import SandboxError
 from sandbox.execution import Execution
-from sandbox.host.workers import SandboxError
 from sandbox.policy import SandboxPolicy
 from sandbox.probe import census
 from sandbox.probe.holder import SandboxHolder
