@@ -12,12 +12,13 @@ import select
 import threading
 import time
 from types import TracebackType
-from typing import TYPE_CHECKING, Self
+from typing import Self
 
 from sandbox.errors import SandboxError
 from sandbox.execution import ErrorCode, Execution, ToolCallRecord, WrittenFile
 from sandbox.host.deaths import explain_death
 from sandbox.host.frames import Done, parse_worker_message
+from sandbox.host.supply import WorkerSupply
 from sandbox.host.tools import ToolSet
 from sandbox.host.workers import WorkerHandle
 from sandbox.host.writes.changed import WrittenFiles
@@ -26,10 +27,6 @@ from sandbox.host.writes.usage import MountUsage
 from sandbox.limits_text import explain
 from sandbox.output import Error, ScriptOutput
 from sandbox.protocol import ChannelClosed, FrameTooLarge, check_text, encode, encode_run, send_by
-
-if TYPE_CHECKING:
-    from sandbox.host.admission import Admission
-    from sandbox.host.sandbox import Sandbox
 
 #: How often a waiting run checks the worker's CPU time.
 _POLL_S = 0.05
@@ -41,44 +38,43 @@ class Session:
     """One worker's life: scripts run one after another and share their variables."""
 
     def __init__(
-        self, sandbox: Sandbox, tools: ToolSet, loop: asyncio.AbstractEventLoop | None
+        self, supply: WorkerSupply, tools: ToolSet, loop: asyncio.AbstractEventLoop | None
     ) -> None:
-        self._sandbox = sandbox
+        self._supply = supply
         self._tools = tools
         self._loop = loop
-        self._limits = sandbox.policy.limits
+        self._limits = supply.policy.limits
         self._worker: WorkerHandle | None = None
         self._worker_cpu = 0.0
         self._seq = 0
         # The mounts as the workers see them, resolved when the sandbox started.
-        mounts = sandbox.worker_config["mounts"]
+        mounts = supply.worker_config["mounts"]
         self._measured = MountUsage(mounts)
         self._written = WrittenFiles(mounts) if any(m["mode"] == "rw" for m in mounts) else None
         self._staged = (
             StagedWrites(mounts, self._measured.baseline)
-            if sandbox.worker_config.get("stage_writes")
+            if supply.worker_config.get("stage_writes")
             else None
         )
         self._writes: MountUsage | StagedWrites = self._measured
         self._overdrawn: str | None = None
         # With the language layer on, a script cannot reach the channel, so the worker is
         # idle in recv() after its answer; only plain-Python scripts need stopping.
-        self._pause_between_runs = not sandbox.policy.layers.language
+        self._pause_between_runs = not supply.policy.layers.language
         self.confinement: dict[str, str] = {}
         self._worker_lost = False
         self._closed = False
         self._run_lock = threading.Lock()
         self._own_abort = threading.Event()
         self._abort = self._own_abort
-        #: The admission slot this session holds (given back when it closes).
-        self._admission: Admission | None = None
         self._start_worker()
 
     def _start_worker(self) -> None:
         init = encode({"op": "init", "tools": self._tools.names})
         for _ in range(3):
-            worker, self._worker_cpu = self._sandbox._acquire()
-            self.confinement = self._sandbox._confinement
+            fresh = self._supply.acquire()
+            worker, self._worker_cpu = fresh.handle, fresh.process_cpu_s
+            self.confinement = fresh.confinement
             self._writes = self._measured
             if self._staged is not None and self.confinement["write_staging"].startswith("active"):
                 try:
@@ -102,7 +98,7 @@ class Session:
 
     def _release(self, worker: WorkerHandle) -> None:
         worker.close()
-        self._sandbox._release(worker)
+        self._supply.release(worker)
 
     @property
     def pid(self) -> int | None:
@@ -172,7 +168,7 @@ class Session:
         worker, self._worker = self._worker, None
         if worker is not None:
             self._release(worker)
-        self._sandbox._forget(self)
+        self._supply.leave(self)
 
     def __enter__(self) -> Self:
         return self
@@ -232,8 +228,8 @@ class Session:
                         message.args,
                         message.keywords,
                         timeout=limits.tool_timeout_s,
-                        threads=self._sandbox._threads(),
-                        loop=self._loop or self._sandbox._async_loop(),
+                        threads=self._supply.tool_threads(),
+                        loop=self._loop or self._supply.async_loop(),
                         max_result_bytes=limits.result_bytes,
                         abort=self._abort,
                     )
@@ -323,7 +319,7 @@ class Session:
         peak = worker.memory_bytes() or 0
         worker.close()
         if release:
-            self._sandbox._release(worker)
+            self._supply.release(worker)
         self._worker = None
         self._worker_lost = True
         return peak
@@ -375,9 +371,9 @@ class Session:
         zygote_cause = None
         if origin is not None and not origin.alive:
             zygote_cause = origin.death_cause()
-        self._sandbox._release(worker)
+        self._supply.release(worker)
         if zygote_cause is not None:
-            self._sandbox._supervisor_check()
+            self._supply.check_zygote()
         death = explain_death(
             status,
             killed_by_host=killed_by_host,
