@@ -36,7 +36,7 @@ class Call(_Message):
     keywords: dict[str, JsonValue] = Field(default_factory=dict)
 
 
-class Done(_Message):
+class RunDone(_Message):
     """One run finished inside the worker."""
 
     op: Literal["done"]
@@ -57,7 +57,7 @@ class Crash(_Message):
     message: str = ""
 
 
-WorkerMessage = Annotated[Hello | Call | Done | Crash, Field(discriminator="op")]
+WorkerMessage = Annotated[Hello | Call | RunDone | Crash, Field(discriminator="op")]
 _ADAPTER: TypeAdapter[WorkerMessage] = TypeAdapter(WorkerMessage)
 
 

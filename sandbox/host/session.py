@@ -17,7 +17,7 @@ from typing import Self
 from sandbox.errors import SandboxError
 from sandbox.execution import ErrorCode, Execution, ToolCallRecord, WrittenFile
 from sandbox.host.deaths import explain_death
-from sandbox.host.frames import Done, parse_worker_message
+from sandbox.host.frames import RunDone, parse_worker_message
 from sandbox.host.supply import WorkerSupply
 from sandbox.host.tools import ToolSet
 from sandbox.host.workers import WorkerHandle
@@ -259,7 +259,7 @@ class Session:
 
     def _finished(
         self,
-        message: Done,
+        message: RunDone,
         frame_size: int,
         started: float,
         tool_time: float,
@@ -315,14 +315,13 @@ class Session:
             self._overdrawn = overdrawn
         return overdrawn
 
-    def _retire(self, worker: WorkerHandle, *, release: bool = True) -> int:
-        peak = worker.memory_bytes() or 0
+    def _retire(self, worker: WorkerHandle, *, release: bool = True) -> None:
+        """Kill ``worker`` for good; the session's next run starts in a fresh one."""
         worker.close()
         if release:
             self._supply.release(worker)
         self._worker = None
         self._worker_lost = True
-        return peak
 
     def _killed(
         self,
@@ -333,7 +332,8 @@ class Session:
         tool_time: float,
     ) -> Execution:
         cpu = worker.cpu_seconds() or 0.0
-        peak = self._retire(worker)
+        peak = worker.memory_bytes() or 0  # read while /proc still has it
+        self._retire(worker)
         message = explain(code.value, self._limits.model_dump())
         files: list[WrittenFile] = []
         try:
@@ -364,7 +364,8 @@ class Session:
         detail: str | None,
     ) -> Execution:
         killed_by_host = worker.killed_by_host
-        peak = self._retire(worker, release=False)
+        peak = worker.memory_bytes() or 0
+        self._retire(worker, release=False)
         self._check_writes()
         origin = worker.origin
         status = origin.exit_status(worker.pid, _EXIT_NOTICE_S) if origin else None

@@ -148,7 +148,6 @@ class Zygote:
         start_timeout_s: float = READY_TIMEOUT_S,
         before_start: Callable[[int], None] | None = None,
     ) -> None:
-        self._config = worker_config
         self._max_frame = host_frame_cap(worker_config["limits"])
         host_end, zygote_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         root = package_root()
