@@ -2,7 +2,8 @@
 
 ``Session.run`` sends a script, serves the worker's tool calls, enforces the wall-clock
 and hard CPU limits itself by killing the worker's process group, and returns an
-:class:`Execution` whatever happens.
+:class:`Execution` whatever happens. Its workers come from the
+:class:`~sandbox.host.supply.WorkerSupply` its sandbox handed it.
 """
 
 from __future__ import annotations
