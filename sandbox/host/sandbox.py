@@ -35,11 +35,11 @@ class Sandbox:
     ``max_workers`` sessions hold a worker at once (default: what fits in
     ``memory_budget_mb``, itself 80 % of the machine's memory by default, at the
     policy's ``memory_mb`` each); a session beyond waits up to ``admission_timeout_s``,
-    then :class:`~sandbox.host.admission.AdmissionTimeout` is raised. Every wait for a new
-    worker (its fork, its hello) is bounded by ``start_timeout_s``; a dead or stuck zygote
-    is replaced. Sync tools
-    run in up to ``tool_threads`` threads; a session whose ``hung_tools_per_session``
-    calls still run after their timeout gets errors from further sync calls.
+    then :class:`~sandbox.errors.AdmissionTimeout` is raised. Every wait for a new worker
+    (its fork, its hello) is bounded by ``start_timeout_s``; a dead or stuck zygote is
+    replaced. Sync tools run in up to ``tool_threads`` threads; a session whose
+    ``hung_tools_per_session`` calls still run after their timeout gets errors from
+    further sync calls.
     """
 
     def __init__(
