@@ -27,6 +27,20 @@ def test_sessions_and_their_supply_never_import_the_sandbox(module: str) -> None
     assert not any(name.endswith(".sandbox") and "host" in name for name in imported if name)
 
 
+@pytest.mark.parametrize("module", ["session.py", "aio.py", "supply.py"])
+def test_sessions_touch_no_other_objects_private_members(module: str) -> None:
+    tree = ast.parse((HOST / module).read_text())
+    reached = [
+        ast.unparse(node)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and node.attr.startswith("_")
+        and not node.attr.startswith("__")
+        and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))
+    ]
+    assert reached == []
+
+
 def test_a_session_closed_twice_gives_its_slot_back_once() -> None:
     with Sandbox(POLICY, spares=0, max_workers=2, admission_timeout_s=0.5) as sb:
         first, second = sb.session(), sb.session()
