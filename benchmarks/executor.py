@@ -6,7 +6,9 @@
 in a warm session, (c) new session + first trivial script, (d) restricted compile of a
 100-line script vs builtin ``compile``, (e) fresh sessions per second on this machine,
 (f) the ``data`` preset beside ``default``: zygote start, (c) and (e), as ratios
-(skipped when the data extra is not installed).
+(skipped when the data extra is not installed), (g) a script making one tool call in a
+warm session, (h) five slow tools (0.2 s each) awaited through ``asyncio.gather`` vs
+called in a loop, as a speed-up.
 Ratios, medians and rates only: the machine is shared and noisy, so nothing here is a
 pass/fail test.
 """
@@ -125,6 +127,48 @@ def round_trips(sb: Sandbox, count: int) -> float:
             session.run("x = 1")
             samples.append(time.perf_counter() - started)
     return statistics.median(samples)
+
+
+def tool_trips(sb: Sandbox, count: int) -> float:
+    """Median round trip of a script making one sync tool call (a thread hop each)."""
+    with sb.session({"ping": lambda: 1}) as session:
+        session.run("ping()")
+        samples = []
+        for _ in range(count):
+            started = time.perf_counter()
+            session.run("ping()")
+            samples.append(time.perf_counter() - started)
+    return statistics.median(samples)
+
+
+SLOW_TOOLS = 5
+SLOW_S = 0.2
+GATHER = f"""
+import asyncio
+async def main():
+    return await asyncio.gather(*(slow(i) for i in range({SLOW_TOOLS})))
+final_result(asyncio.run(main()))
+"""
+LOOP = f"final_result([slow(i) for i in range({SLOW_TOOLS})])"
+
+
+def gather_speedup(sb: Sandbox, repeat: int) -> tuple[float, float]:
+    """(loop seconds, gather seconds) for five tools of 0.2 s, best of ``repeat``."""
+
+    def slow(i: int) -> int:
+        time.sleep(SLOW_S)
+        return i
+
+    with sb.session({"slow": slow}) as session:
+
+        def timed(source: str) -> Callable[[], object]:
+            def once() -> None:
+                execution = session.run(source)
+                assert execution.ok, execution.output
+
+            return once
+
+        return best_of_pair(timed(LOOP), timed(GATHER), repeat)
 
 
 def session_starts(sb: Sandbox, count: int) -> float:
@@ -252,6 +296,30 @@ def measure(quick: bool) -> list[dict[str, Any]]:
                 "baseline": "socketpair ping-pong below",
                 "goal": 70,
                 "lower_is_better": True,
+            }
+        )
+        tool_trip = tool_trips(sb, 300 if quick else 2000)
+        rows.append(
+            {
+                "id": "g",
+                "what": "one sync tool call, warm session",
+                "value": tool_trip * 1e6,
+                "unit": "us median",
+                "baseline": f"trivial script {trip * 1e6:.0f} us",
+                "goal": None,
+                "lower_is_better": True,
+            }
+        )
+        loop_s, gather_s = gather_speedup(sb, 2 if quick else 5)
+        rows.append(
+            {
+                "id": "h",
+                "what": f"{SLOW_TOOLS} tools of {SLOW_S:g} s: gather vs a loop",
+                "value": loop_s / gather_s,
+                "unit": "x faster",
+                "baseline": f"loop {loop_s:.2f} s, gather {gather_s:.2f} s",
+                "goal": 4.0,
+                "lower_is_better": False,
             }
         )
         start = session_starts(sb, 50 if quick else 300)

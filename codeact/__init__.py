@@ -8,9 +8,10 @@ import logging
 
 __version__ = "0.1.0"
 
-from codeact.agent import Agent, AgentRunFailed, Tool, tool
+from codeact.agent import Agent
 from codeact.approval import Checkpoint
 from codeact.context import RunContext
+from codeact.errors import AgentRunFailed
 from codeact.events import (
     AgentEvent,
     Completed,
@@ -31,6 +32,7 @@ from codeact.messages import Message
 from codeact.output import AgentOutput, RunFailure, ToolCallLog
 from codeact.stream import AgentStream
 from codeact.summary import UsageSummary
+from codeact.tools import Tool, tool
 from codeact.usage import LlmUsage
 
 # Silent unless the application configures logging (``codeact run -v`` does).

@@ -1,7 +1,7 @@
 """Agent: a model, instructions, tools and a sandbox policy — and the ways to run it.
 
 ``await agent.run(task)`` and ``agent.run_sync(task)`` return an :class:`AgentOutput`
-(or raise :class:`AgentRunFailed`); ``agent.stream(task)`` yields every
+(or raise :class:`~codeact.errors.AgentRunFailed`); ``agent.stream(task)`` yields every
 :class:`AgentEvent` and takes approvals through :meth:`AgentStream.submit`.
 """
 
@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import keyword
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
@@ -23,107 +21,19 @@ from codeact.messages import Message
 from codeact.models.base import Model
 from codeact.prompting import load_templates
 from codeact.schema import OutputSchema
+from codeact.stream import AgentStream
+from codeact.tools import Tool, check_name, tool
 from sandbox import AsyncSandbox, Sandbox, SandboxPolicy
-from sandbox.host.tools import RESERVED_NAMES
 
 if TYPE_CHECKING:
     from codeact.approval import Checkpoint
     from codeact.events import InteractionRequired, SubmitInteraction
-    from codeact.mcp import MCPServer
+    from codeact.mcp.client import MCPServer
     from codeact.output import AgentOutput
-    from codeact.stream import AgentStream
 
 Approval = Literal["never", "scripts", "tools"]
 Approver = Callable[["InteractionRequired"], "SubmitInteraction | Awaitable[SubmitInteraction]"]
 HistoryProcessor = Callable[[list[Message]], list[Message]]
-#: Names no tool, sub-agent or agent may take: the result helpers and ``print``.
-RESERVED_TOOL_NAMES = RESERVED_NAMES | {"print"}
-
-
-@dataclass(frozen=True)
-class Tool:
-    """A host function offered to the agent's scripts, with per-tool options.
-
-    Calling a ``Tool`` calls its function, so a decorated function stays usable.
-    """
-
-    fn: Callable[..., Any]
-    name: str = ""
-    requires_approval: bool = False
-    timeout_s: float | None = None
-    description: str | None = None
-
-    def __post_init__(self) -> None:
-        if not self.name:
-            object.__setattr__(self, "name", getattr(self.fn, "__name__", ""))
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.fn(*args, **kwargs)
-
-
-@overload
-def tool(
-    fn: None = None,
-    /,
-    *,
-    name: str | None = None,
-    requires_approval: bool = False,
-    timeout_s: float | None = None,
-    description: str | None = None,
-) -> Callable[[Callable[..., Any]], Tool]: ...
-
-
-@overload
-def tool(
-    fn: Callable[..., Any],
-    /,
-    *,
-    name: str | None = None,
-    requires_approval: bool = False,
-    timeout_s: float | None = None,
-    description: str | None = None,
-) -> Tool: ...
-
-
-def tool(
-    fn: Callable[..., Any] | None = None,
-    /,
-    *,
-    name: str | None = None,
-    requires_approval: bool = False,
-    timeout_s: float | None = None,
-    description: str | None = None,
-) -> Tool | Callable[[Callable[..., Any]], Tool]:
-    """Wrap ``fn`` with options: another name, approval before each call, a timeout.
-
-    Works as ``tool(fn, ...)``, as a decorator ``@tool`` and as ``@tool(timeout_s=5)``.
-    A function whose first parameter is annotated ``RunContext`` receives the run's
-    context there (see :mod:`codeact.context`).
-    """
-
-    def wrap(target: Callable[..., Any]) -> Tool:
-        if not callable(target):
-            raise TypeError(f"tool() takes a callable, not {type(target).__name__}")
-        return Tool(target, name or "", requires_approval, timeout_s, description)
-
-    return wrap if fn is None else wrap(fn)
-
-
-def _check_identifier(kind: str, name: str) -> None:
-    if not name.isidentifier() or keyword.iskeyword(name) or name.startswith("_"):
-        raise ValueError(f"{kind} name {name!r} must be a Python identifier without a leading _")
-    if name in RESERVED_TOOL_NAMES:
-        raise ValueError(f"{kind} name {name!r} is reserved")
-
-
-class AgentRunFailed(RuntimeError):
-    """A run ended without a final result; ``output`` holds what it did."""
-
-    def __init__(self, output: AgentOutput) -> None:
-        assert output.failure is not None
-        super().__init__(f"{output.failure.code}: {output.failure.message}")
-        self.code = output.failure.code
-        self.output = output
 
 
 class Agent:
@@ -155,7 +65,7 @@ class Agent:
         stop: Sequence[str] | None = None,
         mcp_servers: Sequence[MCPServer] = (),
     ) -> None:
-        _check_identifier("agent", name)
+        check_name("agent", name)
         if max_steps < 1:
             raise ValueError("max_steps must be at least 1")
         if approval not in ("never", "scripts", "tools"):
@@ -210,7 +120,7 @@ class Agent:
         for item in items:
             if not callable(item.fn):
                 raise TypeError(f"tool {item.name!r} is not callable")
-            _check_identifier("tool", item.name)
+            check_name("tool", item.name)
             if item.name in collected:
                 raise ValueError(f"two tools are named {item.name!r}")
             collected[item.name] = item
@@ -239,7 +149,7 @@ class Agent:
                 timeout_s=timeout_s,
                 description=description,
             )
-            _check_identifier("tool", spec.name)
+            check_name("tool", spec.name)
             if spec.name in self.tools or spec.name in {a.name for a in self.sub_agents}:
                 raise ValueError(f"this agent already has a tool named {spec.name!r}")
             self.tools[spec.name] = spec
@@ -248,7 +158,7 @@ class Agent:
         return register if fn is None else register(fn)
 
     # -- the graph of agents ---------------------------------------------------------
-    def handoff_names(self) -> dict[str, Agent]:
+    def handoffs(self) -> dict[str, Agent]:
         """Agents this one may transfer to: its sub-agents and transfer targets."""
         return {a.name: a for a in [*self.sub_agents, *self.transfer_targets]}
 
@@ -269,8 +179,6 @@ class Agent:
         caller's tools need (a database handle, a user id), handed to tools that take a
         :class:`~codeact.context.RunContext`; it never enters the sandbox.
         """
-        from codeact.stream import AgentStream
-
         if not isinstance(task, str) or not task.strip():
             raise ValueError("the task must be a non-empty string")
         return AgentStream.start(
@@ -286,8 +194,6 @@ class Agent:
         deps: Any = None,
     ) -> AgentStream:
         """Continue a run exported with :meth:`AgentStream.checkpoint` (maybe elsewhere)."""
-        from codeact.stream import AgentStream
-
         return AgentStream.resume(self, checkpoint, submission, sandbox, deps)
 
     async def run(

@@ -20,6 +20,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from codeact.errors import RunEnded
 from codeact.events import (
     Decision,
     FailureCode,
@@ -30,15 +31,6 @@ from codeact.events import (
 from codeact.messages import Message
 from codeact.output import ToolCallLog
 from codeact.summary import UsageSummary
-
-
-class RunEnded(Exception):
-    """Raised inside the loop to end the run with a failure code."""
-
-    def __init__(self, code: FailureCode, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 class Checkpoint(BaseModel):

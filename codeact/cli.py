@@ -21,6 +21,7 @@ from typing import Any
 
 from codeact import __version__
 from codeact.agent import Agent
+from codeact.errors import describe_exception
 from codeact.events import (
     AgentEvent,
     Completed,
@@ -34,7 +35,6 @@ from codeact.events import (
     SubmitInteraction,
     Transferred,
 )
-from codeact.loop import describe_exception
 from codeact.mcp.cli import add_mcp_parser
 from codeact.mcp.client import MCPServer, server_from_string
 from codeact.models import ModelError, model_from_string

@@ -10,7 +10,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from codeact.summary import UsageSummary
 from sandbox import Execution
@@ -153,4 +153,3 @@ AgentEvent = Annotated[
     | Failed,
     Field(discriminator="type"),
 ]
-EVENT_ADAPTER: TypeAdapter[AgentEvent] = TypeAdapter(AgentEvent)

@@ -8,11 +8,21 @@ end survive.
 from __future__ import annotations
 
 import json
+import uuid
 from string import Template
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from sandbox import Execution
+
+#: Feedback messages (what the loop tells the model) carry ids with this prefix, so that
+#: history processors can tell them from the user's own messages.
+FEEDBACK_ID_PREFIX = "feedback-"
+
+
+def feedback_id() -> str:
+    """A fresh id for a feedback message."""
+    return FEEDBACK_ID_PREFIX + uuid.uuid4().hex
 
 
 class FeedbackConfig(BaseModel):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from codeact.loop import FEEDBACK_ID_PREFIX
+from codeact.feedback import FEEDBACK_ID_PREFIX
 from codeact.messages import Human, Message
 
 OMITTED = "[earlier observation omitted]"

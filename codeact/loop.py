@@ -1,8 +1,9 @@
 """The run loop: prompt → model reply → extract code → run in the sandbox → feedback.
 
-:class:`AgentLoop` drives one conversation: it owns a sandbox session for the agent in
+:class:`AgentLoop` drives one conversation: it moves a
+:class:`~codeact.loop_state.LoopState` forward, owns a sandbox session for the agent in
 charge, swaps agent (and session) on a transfer, and returns the final result or raises
-:class:`RunEnded`.
+:class:`~codeact.errors.RunEnded`.
 """
 
 from __future__ import annotations
@@ -10,16 +11,15 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from pydantic import JsonValue, TypeAdapter, ValidationError
 
 from codeact import telemetry
-from codeact.agent import Agent, Tool
-from codeact.approval import RunEnded, new_action_id
+from codeact.approval import new_action_id
 from codeact.context import RunContext, bind_context, takes_context
+from codeact.errors import RunEnded, describe_exception
 from codeact.events import (
     FailureCode,
     ModelReplied,
@@ -28,7 +28,8 @@ from codeact.events import (
     Transferred,
 )
 from codeact.extract import extract_code
-from codeact.feedback import render_feedback
+from codeact.feedback import feedback_id, render_feedback
+from codeact.loop_state import LoopState
 from codeact.messages import Ai, Message, resolve_history
 from codeact.models.errors import ModelError
 from codeact.output import ToolCallLog
@@ -37,6 +38,7 @@ from codeact.run_state import RunState
 from codeact.schema import OutputSchema
 from codeact.settle import settle, uncancellable
 from codeact.summary import plural
+from codeact.tools import Tool
 from sandbox import (
     AsyncSession,
     Execution,
@@ -47,31 +49,26 @@ from sandbox import (
 if TYPE_CHECKING:
     from opentelemetry.trace import Span
 
-#: Feedback messages (what the loop tells the model) carry ids with this prefix, so that
-#: history processors can tell them from the user's own messages.
-FEEDBACK_ID_PREFIX = "feedback-"
+    from codeact.agent import Agent
+
 _log = logging.getLogger("codeact.loop")
-
-
-def feedback_id() -> str:
-    """A fresh id for a feedback message."""
-    return FEEDBACK_ID_PREFIX + uuid.uuid4().hex
 
 
 class AgentLoop:
     """One conversation, from the first model call to a final result."""
 
-    def __init__(self, ctx: RunState, agent: Agent, messages: list[Message]) -> None:
+    def __init__(self, ctx: RunState, state: LoopState) -> None:
         self.ctx = ctx
-        self.agent = agent
-        self.messages = messages
-        self.steps = 0
-        self.agent_steps = 0
-        self.transfers = 0
+        self.state = state
         self._session: AsyncSession | None = None
         self._schema_retries = 0
         #: The span of the script running now: the parent of its tool calls' spans.
         self._script_span: Span | None = None
+
+    @property
+    def agent(self) -> Agent:
+        """The agent in charge now."""
+        return self.state.agent
 
     # -- sessions ------------------------------------------------------------------
     def system_message(self, agent: Agent) -> Message:
@@ -83,7 +80,7 @@ class AgentLoop:
                 instructions=agent.instructions,
                 tools={name: t.fn for name, t in self._visible_tools(agent).items()},
                 sub_agents={a.name: a.description for a in agent.sub_agents},
-                transfer_targets={a.name: a.description for a in agent.handoff_names().values()},
+                transfer_targets={a.name: a.description for a in agent.handoffs().values()},
                 policy=agent.policy,
             )
         )
@@ -139,8 +136,8 @@ class AgentLoop:
 
     def _sub_agent_tool(self, sub: Agent) -> Callable[..., Any]:
         async def call_agent(task: str) -> JsonValue:
-            loop = AgentLoop(self.ctx, sub, [])
-            loop.messages = [loop.system_message(sub), Message.human(task)]
+            loop = AgentLoop(self.ctx, LoopState(sub))
+            loop.state.messages = [loop.system_message(sub), Message.human(task)]
             try:
                 return await loop.run_traced()
             except RunEnded as ended:
@@ -181,14 +178,15 @@ class AgentLoop:
 
     async def run(self) -> JsonValue:
         """Drive the conversation until a final result; raises RunEnded otherwise."""
+        state = self.state
         while True:
-            if self.agent_steps >= self.agent.max_steps:
+            if state.agent_steps >= state.agent.max_steps:
                 raise RunEnded(
                     FailureCode.MAX_STEPS_EXCEEDED,
-                    f"{self.agent.name} took {plural(self.agent_steps, 'step')} without a "
-                    f"final result (max_steps={self.agent.max_steps})",
+                    f"{state.agent.name} took {plural(state.agent_steps, 'step')} without a "
+                    f"final result (max_steps={state.agent.max_steps})",
                 )
-            with telemetry.step_span(self.steps + 1, self.agent.name):
+            with telemetry.step_span(state.steps + 1, state.agent.name):
                 outcome = await self._step()
             if not isinstance(outcome, Continue):
                 return outcome
@@ -204,10 +202,10 @@ class AgentLoop:
         return await self.execute(source)
 
     async def _ask_model(self) -> Ai:
-        agent = self.agent
-        self.steps += 1
-        self.agent_steps += 1
-        history = resolve_history(self.messages)
+        state, agent = self.state, self.agent
+        state.steps += 1
+        state.agent_steps += 1
+        history = resolve_history(state.messages)
         if agent.history_processor is not None:
             history = agent.history_processor(history)
         with telemetry.chat_span(agent.model, agent.max_tokens, agent.temperature) as span:
@@ -222,17 +220,17 @@ class AgentLoop:
                 telemetry.record_failure(span, exc.code.value, str(exc))
                 raise RunEnded(FailureCode(exc.code.value), str(exc)) from None
             telemetry.record_reply(span, reply)
-        self.messages.append(reply)
+        state.messages.append(reply)
         self.ctx.usage = self.ctx.usage.with_request(reply.usage())
         self.ctx.emit(
             ModelReplied(
-                step=self.steps, agent=agent.name, content=reply.text(), thinking=reply.thinking()
+                step=state.steps, agent=agent.name, content=reply.text(), thinking=reply.thinking()
             )
         )
         return reply
 
     def _tell(self, text: str) -> None:
-        self.messages.append(Message.human(text, id=feedback_id()))
+        self.state.messages.append(Message.human(text, id=feedback_id()))
 
     async def _script_approved(self, source: str) -> bool:
         action = PreparedAction(
@@ -271,7 +269,7 @@ class AgentLoop:
             raise self.ctx.ended
         _log.debug(
             "run %s step %d (%s): script %s, %s, %.3f s CPU, %d tool call(s)",
-            self.ctx.run_id, self.steps, self.agent.name, execution.error_code or "ran",
+            self.ctx.run_id, self.state.steps, self.agent.name, execution.error_code or "ran",
             execution.output.type, execution.cpu_s, len(execution.tool_calls),
         )
         self._record(execution)
@@ -297,13 +295,13 @@ class AgentLoop:
         self.ctx.usage = self.ctx.usage.with_execution(execution)
         for call in execution.tool_calls:
             self.ctx.tool_calls.append(
-                ToolCallLog(**call.model_dump(), step=self.steps, agent=self.agent.name)
+                ToolCallLog(**call.model_dump(), step=self.state.steps, agent=self.agent.name)
             )
 
     def _executed(self, source: str, execution: Execution, feedback: str) -> None:
         self.ctx.emit(
             ScriptExecuted(
-                step=self.steps,
+                step=self.state.steps,
                 agent=self.agent.name,
                 source=source,
                 execution=execution,
@@ -325,7 +323,7 @@ class AgentLoop:
         return CONTINUE
 
     async def _transfer(self, source: str, execution: Execution, name: str) -> Continue:
-        targets = self.agent.handoff_names()
+        targets = self.agent.handoffs()
         target = targets.get(name)
         if target is None:
             valid = ", ".join(targets) or "(none: this agent cannot transfer)"
@@ -333,18 +331,18 @@ class AgentLoop:
             self._executed(source, execution, text)
             self._tell(text)
             return CONTINUE
-        self.transfers += 1
-        if self.transfers > self.agent.max_transfers:
+        self.state.transfers += 1
+        if self.state.transfers > self.agent.max_transfers:
             raise RunEnded(
                 FailureCode.TRANSFER_LOOP,
                 f"more than {self.agent.max_transfers} transfers in one run "
                 f"(last: {self.agent.name} -> {name})",
             )
         self._executed(source, execution, f"(transferred to {name})")
-        self.ctx.emit(Transferred(step=self.steps, from_agent=self.agent.name, to_agent=name))
+        self.ctx.emit(Transferred(step=self.state.steps, from_agent=self.agent.name, to_agent=name))
         await self.close()
-        previous, self.agent, self.agent_steps = self.agent.name, target, 0
-        self.messages[0] = self.system_message(target)
+        previous, self.state.agent, self.state.agent_steps = self.agent.name, target, 0
+        self.state.messages[0] = self.system_message(target)
         self._tell(
             render(
                 target.templates["transferred"], agent_name=target.name, from_agent=previous
@@ -371,16 +369,6 @@ class AgentLoop:
         except (ValidationError, Exception) as exc:
             return f"Error: the approved call {action.tool}() failed: {type(exc).__name__}: {exc}"
         return f"The approved call {action.tool}({json.dumps(action.arguments)}) returned: {text}"
-
-
-def describe_exception(exc: BaseException) -> str:
-    """``Type: message`` of ``exc``, even when its ``__str__`` raises."""
-    try:
-        text = str(exc)
-    except Exception:
-        text = "(its message could not be rendered)"
-    name = type(exc).__qualname__
-    return f"{name}: {text}" if text else name
 
 
 class Continue:

@@ -1,6 +1,6 @@
 """The conversation model: messages exchanged with a language model.
 
-`Message` is a discriminated union tagged on ``role``: `Human`, `Ai`, `System`, `Tool`
+`Message` is a discriminated union tagged on ``role``: `Human`, `Ai`, `System`, `ToolResult`
 and `Remove` (a marker that drops an earlier message, by id, from the history sent to
 the model). ``Message`` itself validates into the right subclass, so
 ``Message.model_validate(data)`` and fields typed ``list[Message]`` just work, and a
@@ -17,7 +17,6 @@ Field names that collide with the accessors (``id``, ``tool_calls``, ``usage``,
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Annotated, Any, ClassVar, Literal
@@ -33,6 +32,16 @@ from pydantic import (
 from pydantic.errors import PydanticUndefinedAnnotation
 from pydantic_core import CoreSchema
 
+from codeact.message_parts import (
+    Content,
+    ContentPart,
+    ImageDataPart,
+    ImageUrlPart,
+    TextPart,
+    ThinkingBlock,
+    ToolCall,
+    content_text,
+)
 from codeact.usage import LlmUsage
 
 __all__ = [
@@ -49,8 +58,8 @@ __all__ = [
     "System",
     "TextPart",
     "ThinkingBlock",
-    "Tool",
     "ToolCall",
+    "ToolResult",
     "ToolStatus",
     "content_text",
     "messages_from_json",
@@ -68,89 +77,6 @@ ToolStatus = Literal["success", "error"]
 def new_message_id() -> str:
     """A fresh message id (uuid4 hex)."""
     return uuid.uuid4().hex
-
-
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class TextPart(_Frozen):
-    """A text segment of a message's content."""
-
-    type: Literal["text"] = "text"
-    text: str
-
-
-class ImageUrlPart(_Frozen):
-    """An image referenced by URL (``https:`` or ``data:``)."""
-
-    type: Literal["image_url"] = "image_url"
-    url: str = Field(min_length=1)
-    detail: Literal["auto", "low", "high"] | None = None
-
-
-class ImageDataPart(_Frozen):
-    """An image given inline as base64 data."""
-
-    type: Literal["image_base64"] = "image_base64"
-    media_type: str = Field(pattern=r"^image/[\w.+-]+$")
-    data: str = Field(min_length=1)
-
-
-ContentPart = Annotated[TextPart | ImageUrlPart | ImageDataPart, Field(discriminator="type")]
-Content = str | list[ContentPart]
-"""Message content: plain text or a list of parts (text and images)."""
-
-
-def content_text(content: Content) -> str:
-    """The text of `content`, with non-text parts skipped."""
-    if isinstance(content, str):
-        return content
-    return "".join(part.text for part in content if isinstance(part, TextPart))
-
-
-class ToolCall(_Frozen):
-    """A tool invocation requested by the model.
-
-    ``raw_arguments`` holds the model's argument text when it was not a JSON object; the
-    call is kept (with empty ``arguments``) so the caller can report the problem back.
-    """
-
-    id: str
-    name: str
-    arguments: dict[str, Any] = Field(default_factory=dict)
-    raw_arguments: str | None = None
-
-    def arguments_json(self) -> str:
-        """Arguments as the JSON text sent on the wire."""
-        if self.raw_arguments is not None:
-            return self.raw_arguments
-        return json.dumps(self.arguments, ensure_ascii=False)
-
-    @staticmethod
-    def from_json_arguments(id: str, name: str, text: str) -> ToolCall:
-        """Build a call from wire-format JSON argument text (tolerating bad JSON)."""
-        if not text.strip():
-            return ToolCall(id=id, name=name)
-        try:
-            parsed = json.loads(text)
-        except json.JSONDecodeError:
-            return ToolCall(id=id, name=name, raw_arguments=text)
-        if not isinstance(parsed, dict):
-            return ToolCall(id=id, name=name, raw_arguments=text)
-        return ToolCall(id=id, name=name, arguments=parsed)
-
-
-class ThinkingBlock(_Frozen):
-    """One block of model reasoning, kept verbatim so it can be sent back unchanged.
-
-    Anthropic signs thinking blocks (``signature``) and may return encrypted
-    ``redacted_data`` instead of text; both must be echoed back as received.
-    """
-
-    text: str = ""
-    signature: str | None = None
-    redacted_data: str | None = None
 
 
 class Message(BaseModel):
@@ -175,7 +101,7 @@ class Message(BaseModel):
     def __init__(self, /, **data: Any) -> None:
         if type(self) is Message:
             raise TypeError(
-                "Message is the union of Human, Ai, System, Tool and Remove: build one with "
+                "Message is the union of Human, Ai, System, ToolResult and Remove: build one with "
                 "Message.human(...) etc., a subclass, or Message.model_validate(data)"
             )
         super().__init__(**data)
@@ -258,16 +184,16 @@ class Message(BaseModel):
     @staticmethod
     def tool_result(
         tool_call_id: str, content: Content, *, name: str | None = None, id: str | None = None
-    ) -> Tool:
+    ) -> ToolResult:
         """The successful result of tool call `tool_call_id`."""
-        return Tool(
+        return ToolResult(
             content=content, tool_call_id=tool_call_id, name=name, id=id or new_message_id()
         )
 
     @staticmethod
     def tool_error(
         tool_call_id: str, content: Content, *, name: str | None = None, id: str | None = None
-    ) -> Tool:
+    ) -> ToolResult:
         """A failed tool call `tool_call_id`, with the error text as content."""
         result = Message.tool_result(tool_call_id, content, name=name, id=id)
         return result.model_copy(update={"status": "error"})
@@ -342,7 +268,7 @@ class Ai(Message):
         return self.thinking_
 
 
-class Tool(Message):
+class ToolResult(Message):
     """The result of a tool call, sent back to the model."""
 
     role: Literal["tool"] = "tool"
@@ -369,7 +295,7 @@ class Remove(Message):
         return self.id_
 
 
-AnyMessage = Annotated[Human | Ai | System | Tool | Remove, Field(discriminator="role")]
+AnyMessage = Annotated[Human | Ai | System | ToolResult | Remove, Field(discriminator="role")]
 """The tagged union behind `Message`, for use where a plain annotation is needed."""
 
 Message.model_rebuild()

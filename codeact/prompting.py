@@ -1,4 +1,4 @@
-"""Rendering the prompts in ``prompts/`` with a run's capabilities.
+"""Rendering the prompt templates (``codeact/prompts/*.md``) with a run's capabilities.
 
 Templates use ``string.Template`` placeholders (``$tools``); any template can be
 replaced per agent, by name, with ``Agent(prompts={"system": "..."})`` or a
@@ -8,9 +8,9 @@ replaced per agent, by name, with ``Agent(prompts={"system": "..."})`` or a
 from __future__ import annotations
 
 import inspect
-import sys
 from collections.abc import Callable, Mapping
 from functools import cache
+from importlib import resources
 from pathlib import Path
 from string import Template
 from typing import Any
@@ -34,20 +34,17 @@ TEMPLATE_NAMES = (
 )
 
 
-def _default_dirs() -> list[Path]:
-    return [
-        Path(__file__).resolve().parent.parent / "prompts",  # a checkout or editable install
-        Path(sys.prefix) / "share" / "codeact" / "prompts",  # a wheel install
-    ]
-
-
 @cache
 def default_templates() -> dict[str, str]:
-    """The templates shipped in ``prompts/``."""
-    for directory in _default_dirs():
-        if (directory / "system.md").is_file():
-            return {name: (directory / f"{name}.md").read_text() for name in TEMPLATE_NAMES}
-    raise FileNotFoundError("the prompt templates (prompts/*.md) are not installed")
+    """The templates shipped in the package (``codeact/prompts/``)."""
+    shipped = resources.files("codeact") / "prompts"
+    missing = [name for name in TEMPLATE_NAMES if not (shipped / f"{name}.md").is_file()]
+    if missing:
+        raise FileNotFoundError(
+            f"prompt templates missing from the installed package ({shipped}): "
+            + ", ".join(f"{name}.md" for name in missing)
+        )
+    return {name: (shipped / f"{name}.md").read_text(encoding="utf-8") for name in TEMPLATE_NAMES}
 
 
 def load_templates(

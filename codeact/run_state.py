@@ -8,16 +8,20 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from codeact.agent import Agent, Tool
-from codeact.approval import InteractionBroker, RunEnded
+from codeact.approval import Checkpoint, InteractionBroker
+from codeact.errors import RunEnded
 from codeact.events import AgentEvent
 from codeact.mcp.client import MCPConnections
 from codeact.output import ToolCallLog
 from codeact.settle import settle, uncancellable
 from codeact.summary import UsageSummary
+from codeact.tools import Tool
 from sandbox import AsyncSandbox, SandboxPolicy
+
+if TYPE_CHECKING:
+    from codeact.agent import Agent
 
 
 class RunState:
@@ -46,6 +50,11 @@ class RunState:
         self._sandboxes: dict[str, AsyncSandbox] = {}
         self._mcp_tools: dict[int, dict[str, Tool]] = {}
         self._connections = MCPConnections()
+
+    def carry_over(self, checkpoint: Checkpoint) -> None:
+        """Take up the usage and tool calls of the run ``checkpoint`` paused."""
+        self.usage = checkpoint.usage
+        self.tool_calls = list(checkpoint.tool_calls)
 
     async def connect(self, root: Agent) -> None:
         """Connect the MCP servers of ``root`` and of every agent it can reach.

@@ -9,7 +9,8 @@ import uuid
 from typing import TYPE_CHECKING, Any
 
 from codeact import telemetry
-from codeact.approval import Checkpoint, RunEnded
+from codeact.approval import Checkpoint
+from codeact.errors import AgentRunFailed, MCPConnectionError, RunEnded, describe_exception
 from codeact.events import (
     AgentEvent,
     Completed,
@@ -20,8 +21,8 @@ from codeact.events import (
     Started,
     SubmitInteraction,
 )
-from codeact.loop import AgentLoop, Continue, describe_exception
-from codeact.mcp.client import MCPConnectionError
+from codeact.loop import AgentLoop, Continue
+from codeact.loop_state import LoopState
 from codeact.messages import Message
 from codeact.output import AgentOutput, RunFailure
 from codeact.run_state import RunState
@@ -44,11 +45,13 @@ class AgentStream:
     """
 
     def __init__(
-        self, root: Agent, loop: AgentLoop, ctx: RunState, task: str, queue: asyncio.Queue[Any]
+        self, root: Agent, loop: AgentLoop, task: str, queue: asyncio.Queue[Any]
     ) -> None:
         self.root = root
         self._loop = loop
-        self._ctx = ctx
+        self._ctx = loop.ctx
+        #: The conversation's progress: the loop moves it, checkpoint() and output() read it.
+        self._state = loop.state
         self._task_text = task
         self._queue = queue
         self._runner: asyncio.Task[None] | None = None
@@ -69,13 +72,13 @@ class AgentStream:
         root: Agent,
         run_id: str,
         task: str,
+        state: LoopState,
         sandbox: Sandbox | AsyncSandbox | None,
         deps: Any = None,
     ) -> AgentStream:
         queue: asyncio.Queue[Any] = asyncio.Queue()
         ctx = RunState(run_id, queue.put_nowait, shared_sandbox(root, sandbox), deps)
-        loop = AgentLoop(ctx, root, [])
-        return cls(root, loop, ctx, task, queue)
+        return cls(root, AgentLoop(ctx, state), task, queue)
 
     @classmethod
     def start(
@@ -88,7 +91,7 @@ class AgentStream:
         deps: Any = None,
     ) -> AgentStream:
         """A new run of ``root`` on ``task`` after ``history``."""
-        stream = cls._new(root, uuid.uuid4().hex, task, sandbox, deps)
+        stream = cls._new(root, uuid.uuid4().hex, task, LoopState(root), sandbox, deps)
         stream._history = history
         return stream
 
@@ -106,17 +109,9 @@ class AgentStream:
             raise ValueError(f"the checkpoint belongs to agent {checkpoint.root_agent!r}")
         if submission.batch_id != checkpoint.batch_id:
             raise ValueError("the submission answers another batch than the checkpoint's")
-        current = _find_agent(root, checkpoint.agent)
-        stream = cls._new(root, checkpoint.run_id, "", sandbox, deps)
-        loop = stream._loop
-        loop.agent, loop.messages = current, list(checkpoint.messages)
-        loop.steps, loop.agent_steps, loop.transfers = (
-            checkpoint.steps,
-            checkpoint.agent_steps,
-            checkpoint.transfers,
-        )
-        stream._ctx.usage = checkpoint.usage
-        stream._ctx.tool_calls = list(checkpoint.tool_calls)
+        state = LoopState.resumed(_find_agent(root, checkpoint.agent), checkpoint)
+        stream = cls._new(root, checkpoint.run_id, "", state, sandbox, deps)
+        stream._ctx.carry_over(checkpoint)
         stream._resume = (checkpoint, submission)
         return stream
 
@@ -183,7 +178,7 @@ class AgentStream:
             return await self._continue_from_checkpoint(*self._resume)
         if self._history is not None:
             first = [loop.system_message(self.root), *self._history]
-            loop.messages = [*first, Message.human(self._task_text)]
+            self._state.messages = [*first, Message.human(self._task_text)]
         return await loop.run()
 
     async def _cleanup(self) -> tuple[FailureCode, str] | None:
@@ -224,7 +219,7 @@ class AgentStream:
                     if not isinstance(outcome, Continue):
                         return outcome
                 else:
-                    loop.messages.append(
+                    self._state.messages.append(
                         Message.human(
                             f"The run was resumed from a checkpoint.\n"
                             f"Error: the user did not approve this script. Reason: "
@@ -233,7 +228,7 @@ class AgentStream:
                     )
             else:
                 text = await loop.run_approved_tool(action, decision.proceed, decision.reason)
-                loop.messages.append(
+                self._state.messages.append(
                     Message.human(
                         "The run was resumed from a checkpoint; the script that made this call "
                         "was interrupted and its variables are gone.\n" + text
@@ -270,22 +265,9 @@ class AgentStream:
         pending = self.pending
         if pending is None:
             raise ValueError("a checkpoint can only be taken while the run waits for approval")
-        if any(a.agent != self._loop.agent.name for a in pending.actions):
+        if any(a.agent != self._state.agent.name for a in pending.actions):
             raise ValueError("the pending action belongs to a sub-agent; it cannot be resumed")
-        loop = self._loop
-        return Checkpoint(
-            run_id=self._ctx.run_id,
-            root_agent=self.root.name,
-            agent=loop.agent.name,
-            messages=list(loop.messages),
-            steps=loop.steps,
-            agent_steps=loop.agent_steps,
-            transfers=loop.transfers,
-            usage=self._ctx.usage,
-            tool_calls=list(self._ctx.tool_calls),
-            batch_id=pending.batch_id,
-            actions=list(pending.actions),
-        )
+        return self._state.checkpoint(self._ctx, self.root, pending)
 
     def cancel(self) -> None:
         """End the run with ``cancelled``; its worker is killed. Safe at any moment,
@@ -317,17 +299,7 @@ class AgentStream:
 
     def output(self) -> AgentOutput:
         """The run's output so far (complete once the stream has ended)."""
-        loop = self._loop
-        return AgentOutput(
-            run_id=self._ctx.run_id,
-            agent=loop.agent.name,
-            value=self._value,
-            messages=list(loop.messages),
-            tool_calls=list(self._ctx.tool_calls),
-            usage=self._ctx.usage,
-            steps=loop.steps,
-            failure=self._failure,
-        )
+        return self._state.output(self._ctx, self._value, self._failure)
 
     async def _answer(self, approver: Approver, event: InteractionRequired) -> None:
         """Submit the approver's answer; an approver that fails ends the run."""
@@ -343,8 +315,6 @@ class AgentStream:
 
     async def result(self, approver: Approver | None = None) -> AgentOutput:
         """Run to the end, answering approvals with ``approver``; raise if it failed."""
-        from codeact.agent import AgentRunFailed
-
         try:
             async for event in self:
                 if isinstance(event, InteractionRequired):
@@ -378,7 +348,7 @@ def _find_agent(root: Agent, name: str) -> Agent:
         if id(agent) in seen:
             continue
         seen.add(id(agent))
-        pending.extend(agent.handoff_names().values())
+        pending.extend(agent.handoffs().values())
     raise ValueError(f"the checkpoint's agent {name!r} is not reachable from {root.name!r}")
 
 

@@ -20,7 +20,7 @@ from codeact.bench.sources import ModelSource
 from sandbox import Sandbox, SandboxPolicy
 
 if TYPE_CHECKING:
-    from codeact.bench.runner import BenchConfig
+    from codeact.bench.config import BenchConfig
 
 
 @dataclass(frozen=True)

@@ -137,8 +137,9 @@ def _default_log_dir(suite: str, model: str) -> Path:
 
 def run_suite(args: argparse.Namespace) -> int:
     """Carry out ``codeact bench run``."""
+    from codeact.bench.config import BenchConfig
     from codeact.bench.display import make_display
-    from codeact.bench.runner import BenchConfig, run_bench
+    from codeact.bench.runner import run_bench
 
     try:
         suite = _suite(args)

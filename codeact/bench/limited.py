@@ -9,27 +9,32 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import AsyncIterator, Sequence
 
 from codeact.bench.limiter import ConnectionLimiter
 from codeact.bench.records import ModelRetry
 from codeact.messages import Ai, Message
-from codeact.models.base import Done, Model, StreamEvent, TextDelta, ToolLike
-from codeact.models.errors import ErrorCode, ModelError
+from codeact.models.base import CallOptions, Model
+from codeact.models.errors import ModelError, ModelErrorCode
+from codeact.models.retry import RetryPolicy
 
 RETRIED = frozenset(
     {
-        ErrorCode.RATE_LIMITED,
-        ErrorCode.OVERLOADED,
-        ErrorCode.SERVER_ERROR,
-        ErrorCode.TIMEOUT,
-        ErrorCode.CONNECTION_ERROR,
+        ModelErrorCode.RATE_LIMITED,
+        ModelErrorCode.OVERLOADED,
+        ModelErrorCode.SERVER_ERROR,
+        ModelErrorCode.TIMEOUT,
+        ModelErrorCode.CONNECTION_ERROR,
     }
 )
 
 
 class LimitedModel(Model):
-    """Calls `inner` under `limiter`, retrying infrastructure failures `max_retries` times."""
+    """Calls `inner` under `limiter`, retrying infrastructure failures `max_retries` times.
+
+    A wait is the server's ``retry-after`` or an exponential backoff from 0.5 s, never
+    more than `max_wait_s` (a longer demand is waited out in `max_wait_s` steps rather
+    than ending the sample).
+    """
 
     def __init__(
         self,
@@ -42,8 +47,16 @@ class LimitedModel(Model):
     ) -> None:
         self.inner = inner
         self.limiter = limiter
-        self.max_retries = max_retries
         self.max_wait_s = max_wait_s
+        self.policy = RetryPolicy(
+            max_attempts=max_retries + 1,
+            initial_delay=0.5,
+            max_delay=max_wait_s,
+            jitter=0.25,
+            max_total_wait=float("inf"),
+            max_retry_after=float("inf"),
+            retry_on=RETRIED,
+        )
         self.retries: list[ModelRetry] = []
         self._rng = random.Random(seed)
 
@@ -51,45 +64,32 @@ class LimitedModel(Model):
     def name(self) -> str:
         return self.inner.name
 
-    def _delay(self, error: ModelError, attempt: int) -> float:
-        if error.retry_after is not None:
-            return min(float(error.retry_after), self.max_wait_s)
-        base: float = min(self.max_wait_s, 0.5 * 2.0 ** (attempt - 1))
-        return base * (1 - 0.25 * self._rng.random())
-
-    async def complete(
-        self,
-        messages: Sequence[Message],
-        *,
-        stop: str | Sequence[str] | None = None,
-        max_tokens: int | None = None,
-        temperature: float | None = None,
-        tools: Sequence[ToolLike] | None = None,
-    ) -> Ai:
-        attempt = 0
+    async def _request(self, messages: list[Message], options: CallOptions) -> Ai:
+        attempt, waited = 0, 0.0
         while True:
             attempt += 1
             await self.limiter.acquire()
             ok = False
             try:
                 reply = await self.inner.complete(
-                    messages, stop=stop, max_tokens=max_tokens, temperature=temperature, tools=tools
+                    messages,
+                    stop=options.stop,
+                    max_tokens=options.max_tokens,
+                    temperature=options.temperature,
+                    tools=options.tools,
                 )
                 ok = True
                 return reply
             except ModelError as error:
-                if (
-                    error.code not in RETRIED
-                    or error.should_retry is False
-                    or attempt > self.max_retries
-                ):
+                delay = self.policy.next_delay(error, attempt, waited, self._rng)
+                if delay is None:
                     raise
                 failure = error
             finally:
                 await self.limiter.release(ok=ok)
-            if failure.code is ErrorCode.RATE_LIMITED:
+            if failure.code is ModelErrorCode.RATE_LIMITED:
                 await self.limiter.rate_limited(failure.retry_after)
-            delay = self._delay(failure, attempt)
+            delay = min(delay, self.max_wait_s)
             self.retries.append(
                 ModelRetry(
                     code=failure.code.value,
@@ -99,19 +99,4 @@ class LimitedModel(Model):
                 )
             )
             await asyncio.sleep(delay)
-
-    async def stream(
-        self,
-        messages: Sequence[Message],
-        *,
-        stop: str | Sequence[str] | None = None,
-        max_tokens: int | None = None,
-        temperature: float | None = None,
-        tools: Sequence[ToolLike] | None = None,
-    ) -> AsyncIterator[StreamEvent]:
-        reply = await self.complete(
-            messages, stop=stop, max_tokens=max_tokens, temperature=temperature, tools=tools
-        )
-        if reply.text():
-            yield TextDelta(text=reply.text())
-        yield Done(message=reply)
+            waited += delay

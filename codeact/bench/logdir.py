@@ -104,9 +104,6 @@ class LogDir:
     def write_run(self, info: RunInfo) -> None:
         write_atomic(self.path / RUN, info.model_dump_json(indent=2) + "\n")
 
-    def read_summary(self) -> Summary | None:
-        return _read(self.path / SUMMARY, Summary)
-
     def write_summary(self, summary: Summary) -> None:
         write_atomic(self.path / SUMMARY, summary.model_dump_json(indent=2) + "\n")
 

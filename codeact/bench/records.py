@@ -12,7 +12,8 @@ from codeact.output import AgentOutput
 from codeact.summary import UsageSummary
 
 Status = Literal["passed", "failed", "error"]
-Protocol = Literal["codeact", "paper"]
+#: How a sample talks to the model: codeact's own loop, or the paper's turn format.
+BenchProtocol = Literal["codeact", "paper"]
 ActionMode = Literal["code", "json", "text"]
 
 #: Failures of the infrastructure, not of the model: such a sample is run again.
@@ -61,7 +62,7 @@ class SampleRecord(_Record):
     domain: str
     epoch: int = Field(ge=1)
     action_mode: ActionMode
-    protocol: Protocol
+    protocol: BenchProtocol
     model: str
     seed: int = Field(description="Seeds the sandbox's random (and the model where it can).")
     status: Status
@@ -89,7 +90,7 @@ class RunConfig(_Record):
 
     suite: str
     model: str
-    protocol: Protocol
+    protocol: BenchProtocol
     policy: str
     policy_digest: str
     max_steps: int
@@ -150,7 +151,7 @@ class Summary(_Record):
 
     suite: str
     model: str
-    protocol: Protocol
+    protocol: BenchProtocol
     samples: int
     passed: int
     failed: int

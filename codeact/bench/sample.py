@@ -6,11 +6,12 @@ import time
 import traceback
 from dataclasses import dataclass
 
-from codeact.agent import Agent, AgentRunFailed
+from codeact.agent import Agent
 from codeact.bench.limited import LimitedModel
 from codeact.bench.records import INFRA_FAILURES, SampleRecord, Status
 from codeact.bench.seeded import SeededSandbox
 from codeact.bench.suite import BenchTask, Suite
+from codeact.errors import AgentRunFailed
 from codeact.messages import Ai
 from codeact.output import AgentOutput
 from codeact.summary import UsageSummary

@@ -24,19 +24,14 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import jsonschema
 
+from codeact.errors import MCPConnectionError
 from codeact.mcp.signature import python_identifier, signature_for, wrapped_result
+from codeact.tools import RESERVED_TOOL_NAMES, Tool
 
 if TYPE_CHECKING:
     from mcp import Client
 
-    from codeact.agent import Tool
-
-
 _log = logging.getLogger("codeact.mcp")
-
-
-class MCPConnectionError(RuntimeError):
-    """An MCP server could not be started, reached or listed; the message says which and why."""
 
 
 @dataclass(frozen=True)
@@ -207,15 +202,11 @@ async def connect(
 
 
 def _reserved(name: str) -> bool:
-    from codeact.agent import RESERVED_TOOL_NAMES
-
     return name in RESERVED_TOOL_NAMES
 
 
 def mcp_tool(conn: ConnectedServer, item: Any, ident: str) -> Tool:
     """A :class:`Tool` whose function calls ``item`` on ``conn``."""
-    from codeact.agent import Tool
-
     try:
         signature = signature_for(item.input_schema, item.output_schema)
     except ValueError as exc:

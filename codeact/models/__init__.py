@@ -6,14 +6,14 @@ Name a model by a spec string and call it::
     async with model_from_string("openai:gpt-4o-mini") as model:
         reply = await model.complete([Message.human("Hi")], max_tokens=200)
         async for event in model.stream([Message.human("Hi")]):
-            ...  # TextDelta / ThinkingDelta / ToolCallDelta, then Done(message=Ai)
+            ...  # TextDelta / ThinkingDelta / ToolCallDelta, then StreamEnd(message=Ai)
 
 Specs: ``openai:MODEL``, ``anthropic:MODEL``, ``openai-compatible:MODEL@URL`` and
 ``scripted:PATH``. Keys and base URLs come from arguments or from ``OPENAI_API_KEY``,
 ``OPENAI_BASE_URL``, ``ANTHROPIC_API_KEY``, ``ANTHROPIC_BASE_URL``; a missing key fails
 when the model is built (`MissingApiKeyError`).
 
-Every failure is a `ModelError` with a stable ``code`` (`ErrorCode`); transient ones
+Every failure is a `ModelError` with a stable ``code`` (`ModelErrorCode`); transient ones
 are retried per the model's `RetryPolicy`.
 
 Testing agents: use `ScriptedModel` / `FunctionModel`, and forbid real model calls
@@ -26,8 +26,8 @@ from codeact.messages import Ai, Message, ToolCall
 from codeact.models.anthropic import AnthropicModel
 from codeact.models.base import (
     CallOptions,
-    Done,
     Model,
+    StreamEnd,
     StreamEvent,
     TextDelta,
     ThinkingDelta,
@@ -39,9 +39,9 @@ from codeact.models.base import (
 from codeact.models.bounded import ResponseLimits
 from codeact.models.errors import (
     RETRYABLE_CODES,
-    ErrorCode,
     MissingApiKeyError,
     ModelError,
+    ModelErrorCode,
     ModelErrorData,
     classify_error,
 )
@@ -73,8 +73,6 @@ __all__ = [
     "AnthropicModel",
     "CallInfo",
     "CallOptions",
-    "Done",
-    "ErrorCode",
     "FunctionModel",
     "HttpModel",
     "LlmUsage",
@@ -82,6 +80,7 @@ __all__ = [
     "MissingApiKeyError",
     "Model",
     "ModelError",
+    "ModelErrorCode",
     "ModelErrorData",
     "NetworkBlockedError",
     "OpenAIChatModel",
@@ -91,6 +90,7 @@ __all__ = [
     "ScriptFileError",
     "ScriptedModel",
     "ScriptedReply",
+    "StreamEnd",
     "StreamEvent",
     "TextDelta",
     "ThinkingDelta",

@@ -25,12 +25,12 @@ from codeact.messages import (
     System,
     TextPart,
     ThinkingBlock,
-    Tool,
     ToolCall,
+    ToolResult,
     resolve_history,
 )
 from codeact.models.base import StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta, ToolSpec
-from codeact.models.errors import ErrorCode, ModelError, classify_error
+from codeact.models.errors import ModelError, ModelErrorCode, classify_error
 from codeact.models.sse import SseEvent
 from codeact.models.wire import as_int, as_mapping, decode_event_json, malformed
 from codeact.usage import LlmUsage, flatten_counters
@@ -126,7 +126,7 @@ def to_anthropic_messages(
             blocks = _assistant_blocks(msg)
             if blocks:  # an empty assistant turn is rejected by the API
                 add("assistant", blocks)
-        elif isinstance(msg, Tool):
+        elif isinstance(msg, ToolResult):
             result: dict[str, Any] = {
                 "type": "tool_result",
                 "tool_use_id": msg.tool_call_id,
@@ -188,7 +188,7 @@ def parse_usage(raw: Any) -> LlmUsage | None:
 
 def _context_exceeded(provider: str, partial: Ai) -> ModelError:
     return ModelError(
-        ErrorCode.CONTEXT_LENGTH_EXCEEDED,
+        ModelErrorCode.CONTEXT_LENGTH_EXCEEDED,
         f"{provider}: the model's context window was exhausted ({CONTEXT_EXCEEDED_STOP})",
         provider=provider,
         provider_code=CONTEXT_EXCEEDED_STOP,

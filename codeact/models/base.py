@@ -2,17 +2,19 @@
 
 ``await model.complete(messages, ...)`` returns the reply as an `Ai` message;
 ``async for event in model.stream(...)`` yields `TextDelta`, `ThinkingDelta` and
-`ToolCallDelta` events as they arrive and always ends with `Done` carrying the complete
-`Ai` (usage included). Failures raise `codeact.models.errors.ModelError`.
+`ToolCallDelta` events as they arrive and always ends with `StreamEnd` carrying the
+complete `Ai` (usage included). Failures raise `codeact.models.errors.ModelError`.
+Both are the base class's; a client implements `Model._request` (see `Model`).
 """
 
 from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterable, AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Mapping, Sequence
+from contextlib import aclosing
 from types import TracebackType
-from typing import Annotated, Any, Literal, Self
+from typing import Annotated, Any, Literal, Self, final
 
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, field_validator
 
@@ -20,8 +22,8 @@ from codeact.messages import Ai, Message
 
 __all__ = [
     "CallOptions",
-    "Done",
     "Model",
+    "StreamEnd",
     "StreamEvent",
     "TextDelta",
     "ThinkingDelta",
@@ -122,7 +124,7 @@ class ToolCallDelta(BaseModel):
     arguments: str = ""
 
 
-class Done(BaseModel):
+class StreamEnd(BaseModel):
     """The last event of every stream: the complete reply."""
 
     model_config = ConfigDict(frozen=True)
@@ -131,30 +133,52 @@ class Done(BaseModel):
 
 
 StreamEvent = Annotated[
-    TextDelta | ThinkingDelta | ToolCallDelta | Done, Field(discriminator="type")
+    TextDelta | ThinkingDelta | ToolCallDelta | StreamEnd, Field(discriminator="type")
 ]
+
+
+def _pieces(text: str, count: int = 3) -> list[str]:
+    """``text`` in about ``count`` pieces, as a replayed stream delivers it."""
+    if not text:
+        return []
+    size = max(1, -(-len(text) // count))
+    return [text[i : i + size] for i in range(0, len(text), size)]
 
 
 async def final_message(events: AsyncIterable[StreamEvent]) -> Ai:
     """Drain a stream and return its final `Ai`."""
     final: Ai | None = None
     async for event in events:
-        if isinstance(event, Done):
+        if isinstance(event, StreamEnd):
             final = event.message
     if final is None:
-        raise RuntimeError("model stream ended without a Done event")
+        raise RuntimeError("model stream ended without a StreamEnd event")
     return final
 
 
 class Model(ABC):
-    """A chat model. Use as ``async with model: ...`` to release its connections."""
+    """A chat model. Use as ``async with model: ...`` to release its connections.
+
+    `complete` and `stream` validate their options once, here, for every client. A
+    subclass implements `_request` (one whole reply) and, if it can stream natively,
+    `_stream_request`; either is enough: without `_stream_request` a stream replays the
+    whole reply as deltas, without `_request` a call drains the stream.
+    """
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Self:
+        if cls._request is Model._request and cls._stream_request is Model._stream_request:
+            raise TypeError(
+                f"{cls.__name__} must implement _request(messages, options) -> Ai, or "
+                "_stream_request(messages, options) for a model that streams"
+            )
+        return super().__new__(cls)
 
     @property
     @abstractmethod
     def name(self) -> str:
         """The model's spec string, e.g. ``"openai:gpt-4o-mini"``."""
 
-    @abstractmethod
+    @final
     async def complete(
         self,
         messages: Sequence[Message],
@@ -165,9 +189,11 @@ class Model(ABC):
         tools: Sequence[ToolLike] | None = None,
     ) -> Ai:
         """Generate one reply to `messages`."""
+        options = CallOptions.build(stop, max_tokens, temperature, tools)
+        return await self._request(list(messages), options)
 
-    @abstractmethod
-    def stream(
+    @final
+    async def stream(
         self,
         messages: Sequence[Message],
         *,
@@ -176,7 +202,31 @@ class Model(ABC):
         temperature: float | None = None,
         tools: Sequence[ToolLike] | None = None,
     ) -> AsyncIterator[StreamEvent]:
-        """Generate one reply incrementally; the last event is `Done`."""
+        """Generate one reply incrementally; the last event is `StreamEnd`."""
+        options = CallOptions.build(stop, max_tokens, temperature, tools)
+        async with aclosing(self._stream_request(list(messages), options)) as events:
+            async for event in events:
+                yield event
+
+    async def _request(self, messages: list[Message], options: CallOptions) -> Ai:
+        """One whole reply (by default: the end of `_stream_request`)."""
+        async with aclosing(self._stream_request(messages, options)) as events:
+            return await final_message(events)
+
+    async def _stream_request(
+        self, messages: list[Message], options: CallOptions
+    ) -> AsyncGenerator[StreamEvent, None]:
+        """One reply as events ending in `StreamEnd` (by default: `_request`'s reply in pieces)."""
+        reply = await self._request(messages, options)
+        for piece in _pieces(reply.thinking() or ""):
+            yield ThinkingDelta(text=piece)
+        for piece in _pieces(reply.text()):
+            yield TextDelta(text=piece)
+        for index, call in enumerate(reply.tool_calls()):
+            yield ToolCallDelta(
+                index=index, id=call.id, name=call.name, arguments=call.arguments_json()
+            )
+        yield StreamEnd(message=reply)
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook, nothing to release by default
         """Release network resources (no-op for models without any)."""

@@ -19,7 +19,7 @@ import httpx
 from pydantic import BaseModel, ConfigDict, Field
 
 from codeact.models.base import StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta
-from codeact.models.errors import ErrorCode, ModelError
+from codeact.models.errors import ModelError, ModelErrorCode
 
 __all__ = ["ResponseLimits"]
 
@@ -51,7 +51,9 @@ class ResponseLimits(BaseModel):
 def too_large(model: str, provider: str, what: str) -> ModelError:
     """The failure of a response over one of the limits."""
     return ModelError(
-        ErrorCode.MALFORMED_RESPONSE, f"{model}: {what}; the reply was dropped", provider=provider
+        ModelErrorCode.MALFORMED_RESPONSE,
+        f"{model}: {what}; the reply was dropped",
+        provider=provider,
     )
 
 
@@ -111,7 +113,7 @@ def streamed_chars(event: StreamEvent) -> int:
 def deadline_error(model: str, provider: str, seconds: float) -> ModelError:
     """The failure of a call that outlived its deadline."""
     return ModelError(
-        ErrorCode.TIMEOUT,
+        ModelErrorCode.TIMEOUT,
         f"{model}: no complete reply within {seconds:g} s (deadline_s)",
         provider=provider,
     )

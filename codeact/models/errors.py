@@ -1,7 +1,7 @@
 """Model failures with stable codes, and the classification of provider errors.
 
 Every failure of a model call surfaces as `ModelError`; callers branch on ``.code``
-(an `ErrorCode`), never on provider-specific text.
+(a `ModelErrorCode`), never on provider-specific text.
 """
 
 from __future__ import annotations
@@ -20,16 +20,16 @@ if TYPE_CHECKING:
 
 __all__ = [
     "RETRYABLE_CODES",
-    "ErrorCode",
     "MissingApiKeyError",
     "ModelError",
+    "ModelErrorCode",
     "ModelErrorData",
     "classify_error",
     "parse_retry_after",
 ]
 
 
-class ErrorCode(StrEnum):
+class ModelErrorCode(StrEnum):
     """Stable failure codes."""
 
     RATE_LIMITED = "rate_limited"
@@ -46,14 +46,14 @@ class ErrorCode(StrEnum):
     CONNECTION_ERROR = "connection_error"
 
 
-RETRYABLE_CODES: frozenset[ErrorCode] = frozenset(
+RETRYABLE_CODES: frozenset[ModelErrorCode] = frozenset(
     {
-        ErrorCode.RATE_LIMITED,
-        ErrorCode.OVERLOADED,
-        ErrorCode.SERVER_ERROR,
-        ErrorCode.TIMEOUT,
-        ErrorCode.STREAM_INTERRUPTED,
-        ErrorCode.CONNECTION_ERROR,
+        ModelErrorCode.RATE_LIMITED,
+        ModelErrorCode.OVERLOADED,
+        ModelErrorCode.SERVER_ERROR,
+        ModelErrorCode.TIMEOUT,
+        ModelErrorCode.STREAM_INTERRUPTED,
+        ModelErrorCode.CONNECTION_ERROR,
     }
 )
 """Codes worth retrying by default: transient conditions on the provider or the wire."""
@@ -64,7 +64,7 @@ class ModelErrorData(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    code: ErrorCode
+    code: ModelErrorCode
     message: str
     status: int | None = None
     provider: str | None = None
@@ -85,7 +85,7 @@ class ModelError(Exception):
 
     def __init__(
         self,
-        code: ErrorCode | str,
+        code: ModelErrorCode | str,
         message: str,
         *,
         status: int | None = None,
@@ -96,7 +96,7 @@ class ModelError(Exception):
         should_retry: bool | None = None,
         partial: Ai | None = None,
     ) -> None:
-        self.code = ErrorCode(code)
+        self.code = ModelErrorCode(code)
         self.message = message
         self.status = status
         self.provider = provider
@@ -155,7 +155,7 @@ class MissingApiKeyError(ModelError):
 
     def __init__(self, provider: str, env_var: str) -> None:
         super().__init__(
-            ErrorCode.AUTH,
+            ModelErrorCode.AUTH,
             f"{provider}: no API key; pass api_key=... or set the {env_var} environment variable",
             provider=provider,
             should_retry=False,
@@ -190,19 +190,19 @@ _CONTEXT_CODES = frozenset({"context_length_exceeded", "exceed_context_size_erro
 _QUOTA_CODES = frozenset({"insufficient_quota", "billing_error", "billing_hard_limit_reached"})
 
 # Error "type" values with an unambiguous meaning (Anthropic types, OpenAI types/codes).
-_TYPE_CODES: Mapping[str, ErrorCode] = {
-    "overloaded_error": ErrorCode.OVERLOADED,
-    "rate_limit_error": ErrorCode.RATE_LIMITED,
-    "rate_limit_exceeded": ErrorCode.RATE_LIMITED,
-    "authentication_error": ErrorCode.AUTH,
-    "permission_error": ErrorCode.AUTH,
-    "invalid_api_key": ErrorCode.AUTH,
-    "api_error": ErrorCode.SERVER_ERROR,
-    "server_error": ErrorCode.SERVER_ERROR,
-    "timeout_error": ErrorCode.TIMEOUT,
-    "invalid_request_error": ErrorCode.BAD_REQUEST,
-    "not_found_error": ErrorCode.BAD_REQUEST,
-    "request_too_large": ErrorCode.BAD_REQUEST,
+_TYPE_CODES: Mapping[str, ModelErrorCode] = {
+    "overloaded_error": ModelErrorCode.OVERLOADED,
+    "rate_limit_error": ModelErrorCode.RATE_LIMITED,
+    "rate_limit_exceeded": ModelErrorCode.RATE_LIMITED,
+    "authentication_error": ModelErrorCode.AUTH,
+    "permission_error": ModelErrorCode.AUTH,
+    "invalid_api_key": ModelErrorCode.AUTH,
+    "api_error": ModelErrorCode.SERVER_ERROR,
+    "server_error": ModelErrorCode.SERVER_ERROR,
+    "timeout_error": ModelErrorCode.TIMEOUT,
+    "invalid_request_error": ModelErrorCode.BAD_REQUEST,
+    "not_found_error": ModelErrorCode.BAD_REQUEST,
+    "request_too_large": ModelErrorCode.BAD_REQUEST,
 }
 
 
@@ -211,20 +211,20 @@ _TYPE_CODES: Mapping[str, ErrorCode] = {
 _DECISIVE_STATUSES = frozenset({401, 402, 403, 408, 429, 503, 504, 529})
 
 
-def _status_code(status: int) -> ErrorCode:
+def _status_code(status: int) -> ModelErrorCode:
     if status in (401, 403):
-        return ErrorCode.AUTH
+        return ModelErrorCode.AUTH
     if status == 402:
-        return ErrorCode.QUOTA_EXHAUSTED
+        return ModelErrorCode.QUOTA_EXHAUSTED
     if status == 429:
-        return ErrorCode.RATE_LIMITED
+        return ModelErrorCode.RATE_LIMITED
     if status in (408, 504):
-        return ErrorCode.TIMEOUT
+        return ModelErrorCode.TIMEOUT
     if status in (503, 529):
-        return ErrorCode.OVERLOADED
+        return ModelErrorCode.OVERLOADED
     if status >= 500:
-        return ErrorCode.SERVER_ERROR
-    return ErrorCode.BAD_REQUEST
+        return ModelErrorCode.SERVER_ERROR
+    return ModelErrorCode.BAD_REQUEST
 
 
 def _error_fields(body: Any) -> tuple[str | None, str | None, str | None]:
@@ -265,15 +265,15 @@ def classify_error(
     keys = {k.lower() for k in (etype, pcode) if k}
     text = message or ""
 
-    code: ErrorCode
+    code: ModelErrorCode
     if keys & _QUOTA_CODES or (status in (402, 429, None) and _QUOTA_PATTERNS.search(text)):
-        code = ErrorCode.QUOTA_EXHAUSTED
+        code = ModelErrorCode.QUOTA_EXHAUSTED
     elif keys & _CONTEXT_CODES or (
         status not in (401, 403, 429) and _CONTEXT_PATTERNS.search(text)
     ):
-        code = ErrorCode.CONTEXT_LENGTH_EXCEEDED
+        code = ModelErrorCode.CONTEXT_LENGTH_EXCEEDED
     elif keys & _CONTENT_FILTER_CODES:
-        code = ErrorCode.CONTENT_FILTER
+        code = ModelErrorCode.CONTENT_FILTER
     elif status in _DECISIVE_STATUSES:
         code = _status_code(status)
     elif typed := [
@@ -284,7 +284,7 @@ def classify_error(
         code = _status_code(status)
     else:
         # An unexplained in-stream error: treat as a provider-side failure.
-        code = ErrorCode.SERVER_ERROR
+        code = ModelErrorCode.SERVER_ERROR
 
     hdrs = {k.lower(): v for k, v in (headers or {}).items()}
     should_retry: bool | None = None
@@ -292,7 +292,7 @@ def classify_error(
     if flag in ("true", "false"):
         should_retry = flag == "true"
     # Quota exhaustion never heals by waiting, whatever the headers say.
-    if code is ErrorCode.QUOTA_EXHAUSTED:
+    if code is ModelErrorCode.QUOTA_EXHAUSTED:
         should_retry = False
 
     who = provider or "model provider"

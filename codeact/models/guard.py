@@ -18,7 +18,7 @@ import os
 import threading
 from types import TracebackType
 
-from codeact.models.errors import ErrorCode, ModelError
+from codeact.models.errors import ModelError, ModelErrorCode
 
 __all__ = [
     "BLOCK_ENV_VAR",
@@ -43,7 +43,7 @@ class NetworkBlockedError(ModelError):
 
     def __init__(self, model_name: str) -> None:
         super().__init__(
-            ErrorCode.CONNECTION_ERROR,
+            ModelErrorCode.CONNECTION_ERROR,
             f"request to model {model_name!r} blocked: network model calls are disabled "
             f"({BLOCK_ENV_VAR}=1 or codeact.models.block_network_models()); "
             "use ScriptedModel or FunctionModel in tests",

@@ -11,14 +11,14 @@ from __future__ import annotations
 import asyncio
 import json
 from abc import abstractmethod
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Mapping, Sequence
 from contextlib import aclosing
 from typing import Any, Protocol
 
 import httpx
 
 from codeact.messages import Ai, Message
-from codeact.models.base import CallOptions, Done, Model, StreamEvent, ToolLike
+from codeact.models.base import CallOptions, Model, StreamEnd, StreamEvent
 from codeact.models.bounded import (
     ResponseLimits,
     body_lines,
@@ -28,7 +28,7 @@ from codeact.models.bounded import (
     too_large,
     within,
 )
-from codeact.models.errors import ErrorCode, ModelError, classify_error
+from codeact.models.errors import ModelError, ModelErrorCode, classify_error
 from codeact.models.guard import check_network_allowed
 from codeact.models.retry import RetryPolicy, retry_call
 from codeact.models.sse import SseEvent, aiter_sse
@@ -138,33 +138,17 @@ class HttpModel(Model):
     def _stream_parser(self) -> StreamParser:
         """A fresh parser for one streaming attempt."""
 
-    # --- Model API ---------------------------------------------------------------------
+    # --- the Model's requests: one reply, or one stream -----------------------------------
 
-    async def complete(
-        self,
-        messages: Sequence[Message],
-        *,
-        stop: str | Sequence[str] | None = None,
-        max_tokens: int | None = None,
-        temperature: float | None = None,
-        tools: Sequence[ToolLike] | None = None,
-    ) -> Ai:
-        options = CallOptions.build(stop, max_tokens, temperature, tools)
+    async def _request(self, messages: list[Message], options: CallOptions) -> Ai:
         body = self._merge_extra(self._build_body(messages, options, stream=False))
         check_network_allowed(self.name)
         attempts = retry_call(self.retry, lambda: self._post_once(body))
         return await within(self.limits.deadline_s, attempts, self._late)
 
-    async def stream(
-        self,
-        messages: Sequence[Message],
-        *,
-        stop: str | Sequence[str] | None = None,
-        max_tokens: int | None = None,
-        temperature: float | None = None,
-        tools: Sequence[ToolLike] | None = None,
-    ) -> AsyncIterator[StreamEvent]:
-        options = CallOptions.build(stop, max_tokens, temperature, tools)
+    async def _stream_request(
+        self, messages: list[Message], options: CallOptions
+    ) -> AsyncGenerator[StreamEvent, None]:
         body = self._merge_extra(self._build_body(messages, options, stream=True))
         check_network_allowed(self.name)
         attempt, waited = 1, 0.0
@@ -179,7 +163,7 @@ class HttpModel(Model):
                     async for event in events:
                         yielded = True
                         yield event
-                yield Done(message=parser.result())
+                yield StreamEnd(message=parser.result())
                 return
             except ModelError as error:
                 if yielded:
@@ -265,9 +249,9 @@ class HttpModel(Model):
             ) as response:
                 raw = await read_body(response, cap, self._over)
         except httpx.TimeoutException as exc:
-            raise self._transport_error(ErrorCode.TIMEOUT, exc) from exc
+            raise self._transport_error(ModelErrorCode.TIMEOUT, exc) from exc
         except httpx.TransportError as exc:
-            raise self._transport_error(ErrorCode.CONNECTION_ERROR, exc) from exc
+            raise self._transport_error(ModelErrorCode.CONNECTION_ERROR, exc) from exc
         if response.status_code >= 400:
             raise self._http_error(response, raw)
         try:
@@ -304,13 +288,13 @@ class HttpModel(Model):
                     if parser.finished:
                         return
         except httpx.TimeoutException as exc:
-            code = ErrorCode.STREAM_INTERRUPTED if started else ErrorCode.TIMEOUT
+            code = ModelErrorCode.STREAM_INTERRUPTED if started else ModelErrorCode.TIMEOUT
             raise self._transport_error(code, exc) from exc
         except httpx.TransportError as exc:
-            code = ErrorCode.STREAM_INTERRUPTED if started else ErrorCode.CONNECTION_ERROR
+            code = ModelErrorCode.STREAM_INTERRUPTED if started else ModelErrorCode.CONNECTION_ERROR
             raise self._transport_error(code, exc) from exc
         raise ModelError(
-            ErrorCode.STREAM_INTERRUPTED,
+            ModelErrorCode.STREAM_INTERRUPTED,
             f"{self.name}: stream ended before its end-of-stream event",
             provider=self.provider,
             partial=_partial(parser),
@@ -318,13 +302,13 @@ class HttpModel(Model):
 
     # --- errors ------------------------------------------------------------------------
 
-    def _transport_error(self, code: ErrorCode, exc: Exception) -> ModelError:
+    def _transport_error(self, code: ModelErrorCode, exc: Exception) -> ModelError:
         detail = str(exc) or type(exc).__name__
         return ModelError(code, f"{self.name}: {detail}", provider=self.provider)
 
     def _malformed(self, detail: str) -> ModelError:
         return ModelError(
-            ErrorCode.MALFORMED_RESPONSE, f"{self.name}: {detail}", provider=self.provider
+            ModelErrorCode.MALFORMED_RESPONSE, f"{self.name}: {detail}", provider=self.provider
         )
 
     def _http_error(self, response: httpx.Response, raw: bytes) -> ModelError:

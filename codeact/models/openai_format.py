@@ -24,8 +24,8 @@ from codeact.messages import (
     System,
     TextPart,
     ThinkingBlock,
-    Tool,
     ToolCall,
+    ToolResult,
     resolve_history,
 )
 from codeact.models.base import StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta, ToolSpec
@@ -110,7 +110,7 @@ def to_openai_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
                     for call in calls
                 ]
             out.append(entry)
-        elif isinstance(msg, Tool):
+        elif isinstance(msg, ToolResult):
             out.append(
                 {
                     "role": "tool",

@@ -15,7 +15,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt
 
-from codeact.models.errors import RETRYABLE_CODES, ErrorCode, ModelError
+from codeact.models.errors import RETRYABLE_CODES, ModelError, ModelErrorCode
 
 __all__ = ["RetryPolicy", "retry_call"]
 
@@ -45,7 +45,7 @@ class RetryPolicy(BaseModel):
     max_retry_after: float = Field(default=60.0, ge=0)
     honor_retry_after: bool = True
     honor_should_retry: bool = True
-    retry_on: frozenset[ErrorCode] = RETRYABLE_CODES
+    retry_on: frozenset[ModelErrorCode] = RETRYABLE_CODES
 
     @classmethod
     def disabled(cls) -> RetryPolicy:
@@ -54,7 +54,7 @@ class RetryPolicy(BaseModel):
 
     def is_retryable(self, error: ModelError) -> bool:
         """Whether `error` may be retried at all (ignoring attempt and time budgets)."""
-        if error.code is ErrorCode.QUOTA_EXHAUSTED:
+        if error.code is ModelErrorCode.QUOTA_EXHAUSTED:
             return False
         if self.honor_should_retry and error.should_retry is not None:
             return error.should_retry

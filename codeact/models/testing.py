@@ -16,25 +16,15 @@ from __future__ import annotations
 import inspect
 import json
 from abc import abstractmethod
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from codeact.messages import Ai, Message, ThinkingBlock, ToolCall, new_message_id, resolve_history
-from codeact.models.base import (
-    CallOptions,
-    Done,
-    Model,
-    StreamEvent,
-    TextDelta,
-    ThinkingDelta,
-    ToolCallDelta,
-    ToolLike,
-    ToolSpec,
-)
-from codeact.models.errors import ErrorCode, ModelError
+from codeact.models.base import CallOptions, Model, ToolSpec
+from codeact.models.errors import ModelError, ModelErrorCode
 from codeact.usage import LlmUsage
 
 __all__ = [
@@ -87,7 +77,7 @@ class ScriptExhaustedError(ModelError):
     def __init__(self, name: str, scripted: int) -> None:
         plural = "reply was" if scripted == 1 else "replies were"
         super().__init__(
-            ErrorCode.BAD_REQUEST,
+            ModelErrorCode.BAD_REQUEST,
             f"{name}: script exhausted — {scripted} {plural} scripted and all have been used; "
             f"call {scripted + 1} has no reply",
             should_retry=False,
@@ -116,15 +106,10 @@ def _with_defaults(reply: Ai) -> Ai:
     return reply.model_copy(update={"finish_reason": reason, "raw_finish_reason": reason})
 
 
-def _chunks(text: str, pieces: int = 3) -> list[str]:
-    if not text:
-        return []
-    size = max(1, -(-len(text) // pieces))
-    return [text[i : i + size] for i in range(0, len(text), size)]
-
-
 class _RecordingModel(Model):
-    """Shared behaviour of the test doubles: recording, options, streaming."""
+    """Shared behaviour of the test doubles: recording every call, cutting at stops.
+
+    A stream replays the whole reply in pieces (the `Model` default)."""
 
     def __init__(self, name: str, apply_stop: bool) -> None:
         self._name = name
@@ -147,45 +132,13 @@ class _RecordingModel(Model):
     async def _reply(self, messages: list[Message], info: CallInfo) -> Ai:
         """The next reply."""
 
-    async def complete(
-        self,
-        messages: Sequence[Message],
-        *,
-        stop: str | Sequence[str] | None = None,
-        max_tokens: int | None = None,
-        temperature: float | None = None,
-        tools: Sequence[ToolLike] | None = None,
-    ) -> Ai:
-        options = CallOptions.build(stop, max_tokens, temperature, tools)
+    async def _request(self, messages: list[Message], options: CallOptions) -> Ai:
         info = CallInfo(call_index=len(self.calls), **options.model_dump())
-        history = list(messages)
-        resolve_history(history)  # reject dangling Remove markers, as real clients do
-        self.calls.append(history)
+        resolve_history(messages)  # reject dangling Remove markers, as real clients do
+        self.calls.append(messages)
         self.call_infos.append(info)
-        reply = _with_defaults(await self._reply(list(history), info))
+        reply = _with_defaults(await self._reply(list(messages), info))
         return _apply_stop(reply, options.stop) if self.apply_stop else reply
-
-    async def stream(
-        self,
-        messages: Sequence[Message],
-        *,
-        stop: str | Sequence[str] | None = None,
-        max_tokens: int | None = None,
-        temperature: float | None = None,
-        tools: Sequence[ToolLike] | None = None,
-    ) -> AsyncIterator[StreamEvent]:
-        reply = await self.complete(
-            messages, stop=stop, max_tokens=max_tokens, temperature=temperature, tools=tools
-        )
-        for piece in _chunks(reply.thinking() or ""):
-            yield ThinkingDelta(text=piece)
-        for piece in _chunks(reply.text()):
-            yield TextDelta(text=piece)
-        for index, call in enumerate(reply.tool_calls()):
-            yield ToolCallDelta(
-                index=index, id=call.id, name=call.name, arguments=call.arguments_json()
-            )
-        yield Done(message=reply)
 
 
 class ScriptedModel(_RecordingModel):

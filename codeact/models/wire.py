@@ -7,14 +7,14 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from codeact.models.errors import ErrorCode, ModelError
+from codeact.models.errors import ModelError, ModelErrorCode
 
 __all__ = ["as_int", "as_mapping", "decode_event_json", "malformed", "new_tool_call_id"]
 
 
 def malformed(provider: str, detail: str) -> ModelError:
     """A `malformed_response` error."""
-    return ModelError(ErrorCode.MALFORMED_RESPONSE, f"{provider}: {detail}", provider=provider)
+    return ModelError(ModelErrorCode.MALFORMED_RESPONSE, f"{provider}: {detail}", provider=provider)
 
 
 def as_int(value: Any) -> int:

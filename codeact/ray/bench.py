@@ -21,9 +21,9 @@ from pydantic import BaseModel, ConfigDict, JsonValue
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from codeact.bench.backend import Attempted, attempt_sample
+from codeact.bench.config import BenchConfig
 from codeact.bench.limiter import AdaptiveLimiter
 from codeact.bench.records import ModelRetry, Status
-from codeact.bench.runner import BenchConfig
 from codeact.bench.sample import Outcome, SamplePlan, crashed
 from codeact.bench.sources import ModelSource
 from codeact.output import AgentOutput

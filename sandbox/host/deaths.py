@@ -61,7 +61,9 @@ def explain_death(
             "its workers died with it. The sandbox has started a new one"
         )
         return Death(ErrorCode.WORKER_CRASHED, f"{how}; {lost}")
-    message = f"The sandbox worker running the script was {_how(status, detail)}; {lost}"
+    # The host killed it for what it sent: that, not the SIGKILL, is why it died.
+    how = f"stopped: {detail}" if killed_by_host and detail is not None else _how(status, detail)
+    message = f"The sandbox worker running the script was {how}; {lost}"
     return Death(ErrorCode.WORKER_CRASHED, message)
 
 

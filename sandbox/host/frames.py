@@ -28,9 +28,12 @@ class Hello(_Message):
 
 
 class Call(_Message):
-    """The script called a host tool."""
+    """The script called a host tool: call ``id`` counts up from 1 in each run;
+    ``concurrent`` calls (made in the script's event loop) may be in flight together."""
 
     op: Literal["call"]
+    id: int
+    concurrent: bool = False
     name: str
     args: list[JsonValue] = Field(default_factory=list)
     keywords: dict[str, JsonValue] = Field(default_factory=dict)

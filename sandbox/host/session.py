@@ -13,13 +13,14 @@ import select
 import threading
 import time
 from types import TracebackType
-from typing import Self
+from typing import Any, Self
 
 from sandbox.errors import SandboxError
-from sandbox.execution import ErrorCode, Execution, ToolCallRecord, WrittenFile
+from sandbox.execution import ErrorCode, Execution, WrittenFile
 from sandbox.host.deaths import explain_death
 from sandbox.host.frames import RunDone, parse_worker_message
 from sandbox.host.supply import WorkerSupply
+from sandbox.host.tool_flight import CallRefused, Flight
 from sandbox.host.tools import ToolSet
 from sandbox.host.workers import WorkerHandle
 from sandbox.host.writes.changed import WrittenFiles
@@ -28,6 +29,7 @@ from sandbox.host.writes.usage import MountUsage
 from sandbox.limits_text import explain
 from sandbox.output import Error, ScriptOutput
 from sandbox.protocol import ChannelClosed, FrameTooLarge, check_text, encode, encode_run, send_by
+from sandbox.worker.tool_channel import in_flight_cap
 
 #: How often a waiting run checks the worker's CPU time.
 _POLL_S = 0.05
@@ -62,6 +64,8 @@ class Session:
         # With the language layer on, a script cannot reach the channel, so the worker is
         # idle in recv() after its answer; only plain-Python scripts need stopping.
         self._pause_between_runs = not supply.policy.layers.language
+        self._in_flight_cap = in_flight_cap({"tool_calls": self._limits.tool_calls})
+        self._tool_loop = lambda: self._loop or self._supply.async_loop()
         self.confinement: dict[str, str] = {}
         self._worker_lost = False
         self._closed = False
@@ -189,57 +193,55 @@ class Session:
         worker = self._worker
         assert worker is not None
         limits = self._limits
-        records: list[ToolCallRecord] = []
+        flight = Flight(
+            self._tools,
+            limits,
+            self._in_flight_cap,
+            self._supply.tool_threads,
+            self._tool_loop,
+            self._abort,
+        )
         started = time.perf_counter()
+        # Time spent in host tools does not count against the script (flight.paused).
         deadline = started + limits.wall_s
         # The worker's own CPU clock at the end of its previous message; /proc is read
         # only when a run lasts longer than one poll interval.
         cpu_start = self._worker_cpu
-        tool_time = 0.0
         self._seq += 1
         try:
             if self._pause_between_runs:
                 worker.resume()
             if not send_by(worker.sock, encode_run(source, self._seq), deadline):
-                return self._killed(worker, ErrorCode.TIMEOUT, started, records, tool_time)
+                return self._killed(worker, ErrorCode.TIMEOUT, started, flight)
             while True:
                 frame = worker.reader.next_frame()
                 if frame is None:
-                    remaining = deadline - time.perf_counter()
+                    now = time.perf_counter()
+                    paused = flight.paused(now)
+                    for answer in flight.replies() if flight.busy else ():
+                        if not send_by(worker.sock, answer, deadline + paused):
+                            return self._killed(worker, ErrorCode.TIMEOUT, started, flight)
+                    remaining = deadline + paused - now
                     if remaining <= 0:
-                        return self._killed(worker, ErrorCode.TIMEOUT, started, records, tool_time)
-                    ready, _, _ = select.select([worker.sock], [], [], min(remaining, _POLL_S))
-                    if ready:
+                        return self._killed(worker, ErrorCode.TIMEOUT, started, flight)
+                    wake = flight.wake_fd
+                    waited: list[Any] = [worker.sock] if wake is None else [worker.sock, wake]
+                    ready, _, _ = select.select(waited, [], [], min(remaining, _POLL_S))
+                    if worker.sock in ready:
                         worker.reader.fill()
+                    if ready:
                         continue
                     cpu = worker.cpu_seconds()
                     if cpu is not None and cpu - cpu_start > limits.cpu_hard_s:
-                        return self._killed(
-                            worker, ErrorCode.CPU_LIMIT, started, records, tool_time
-                        )
+                        return self._killed(worker, ErrorCode.CPU_LIMIT, started, flight)
                     continue
                 message = parse_worker_message(frame)
                 if message.op == "call":
-                    if len(records) >= limits.tool_calls:
-                        return self._killed(
-                            worker, ErrorCode.TOOL_CALL_LIMIT, started, records, tool_time
-                        )
-                    outcome = self._tools.invoke(
-                        message.name,
-                        message.args,
-                        message.keywords,
-                        timeout=limits.tool_timeout_s,
-                        threads=self._supply.tool_threads(),
-                        loop=self._loop or self._supply.async_loop(),
-                        max_result_bytes=limits.result_bytes,
-                        abort=self._abort,
-                    )
-                    records.append(outcome.record)
-                    # Time spent in host tools does not count against the script.
-                    tool_time += outcome.elapsed_s
-                    deadline += outcome.elapsed_s
-                    if not send_by(worker.sock, encode(outcome.reply), deadline):
-                        return self._killed(worker, ErrorCode.TIMEOUT, started, records, tool_time)
+                    reply = flight.take(message)
+                    if reply is not None and not send_by(
+                        worker.sock, reply, deadline + flight.paused(time.perf_counter())
+                    ):
+                        return self._killed(worker, ErrorCode.TIMEOUT, started, flight)
                 elif message.op == "crash":
                     raise ValueError(f"worker error: {message.message}")
                 elif message.op == "done":
@@ -249,24 +251,28 @@ class Session:
                         # Nothing may run between two runs, whatever the script left behind.
                         worker.pause()
                     self._worker_cpu = message.process_cpu_s
-                    return self._finished(message, len(frame), started, tool_time, records)
+                    return self._finished(message, len(frame), started, flight)
                 else:
                     raise ValueError(f"unexpected {message.op!r} message during a run")
+        except CallRefused as exc:
+            return self._killed(worker, exc.code, started, flight, exc.message)
         except (ChannelClosed, OSError):
-            return self._died(worker, started, records, tool_time, detail=None)
+            return self._died(worker, started, flight, detail=None)
         except (FrameTooLarge, ValueError) as exc:
             worker.kill()
-            return self._died(worker, started, records, tool_time, detail=str(exc))
+            return self._died(worker, started, flight, detail=str(exc))
+        finally:
+            flight.close()  # idempotent: nothing is left in flight, whatever happened
 
     def _finished(
         self,
         message: RunDone,
         frame_size: int,
         started: float,
-        tool_time: float,
-        records: list[ToolCallRecord],
+        flight: Flight,
     ) -> Execution:
         limits = self._limits
+        records = flight.close()
         output = ScriptOutput.decode(message.output)
         error_code, stdout, truncated = message.error_code, message.stdout, message.stdout_truncated
         # The worker caps both; checked again in case the frame did not come from it.
@@ -293,7 +299,7 @@ class Session:
             stdout=stdout,
             stdout_truncated=truncated,
             error_code=error_code,
-            duration_s=time.perf_counter() - started - tool_time,
+            duration_s=time.perf_counter() - started - flight.tool_time,
             cpu_s=message.cpu_s,
             peak_memory_bytes=message.peak_memory_bytes,
             tool_calls=records,
@@ -329,13 +335,14 @@ class Session:
         worker: WorkerHandle,
         code: ErrorCode,
         started: float,
-        records: list[ToolCallRecord],
-        tool_time: float,
+        flight: Flight,
+        message: str | None = None,
     ) -> Execution:
         cpu = worker.cpu_seconds() or 0.0
         peak = worker.memory_bytes() or 0  # read while /proc still has it
         self._retire(worker)
-        message = explain(code.value, self._limits.model_dump())
+        records, tool_time = flight.close(), flight.tool_time
+        message = message or explain(code.value, self._limits.model_dump())
         files: list[WrittenFile] = []
         try:
             self._check_writes()  # what the run wrote before it was stopped
@@ -360,11 +367,11 @@ class Session:
         self,
         worker: WorkerHandle,
         started: float,
-        records: list[ToolCallRecord],
-        tool_time: float,
+        flight: Flight,
         detail: str | None,
     ) -> Execution:
         killed_by_host = worker.killed_by_host
+        records, tool_time = flight.close(), flight.tool_time
         peak = worker.memory_bytes() or 0
         self._retire(worker, release=False)
         self._check_writes()

@@ -85,6 +85,17 @@ async def _contained(call: Coroutine[Any, Any, Any]) -> Any:
         raise _ToolFailed(type(exc).__name__, _describe(exc)) from None
 
 
+def _run_contained(fn: Callable[..., Any], args: list[Any], kwargs: dict[str, Any]) -> Any:
+    """Call a sync tool in its thread; its SystemExit or KeyboardInterrupt is its failure
+    (raised through the event loop, it would stop the loop)."""
+    try:
+        return fn(*args, **kwargs)
+    except Exception:
+        raise
+    except BaseException as exc:
+        raise _ToolFailed(type(exc).__name__, _describe(exc)) from None
+
+
 def _check_size(name: str, result: Any, max_result_bytes: int) -> None:
     try:
         size = len(pydantic_core.to_json(result))
@@ -169,6 +180,11 @@ class ToolSet:
         """The tool names, as the script sees them."""
         return list(self._tools)
 
+    def timeout_of(self, name: str, default: float) -> float | None:
+        """The seconds a call of ``name`` may take, or None without a limit; None too
+        with a gate, which is awaited without one."""
+        return None if self._gate is not None else self._timeouts.get(name, default)
+
     def _arguments(self, name: str, args: list[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
         signature = self._signatures.get(name)
         if signature is not None:
@@ -200,7 +216,8 @@ class ToolSet:
         entered = started = time.perf_counter()
         arguments = self._arguments(name, args, kwargs)
         fn = self._tools.get(name)
-        result: Any = None
+        value: Any = None
+        failure: Exception | None = None
         timeout_s = self._timeouts.get(name, timeout)
         try:
             if fn is None:
@@ -210,17 +227,103 @@ class ToolSet:
                 started = time.perf_counter()
             try:
                 value = self._call(name, fn, args, kwargs, timeout_s, threads, loop, abort)
-                result = pydantic_core.to_jsonable_python(value)
-            except pydantic_core.PydanticSerializationError:
-                raise TypeError(
-                    f"{name}() returned a {type(value).__name__}, which is not JSON-serializable"
-                ) from None
             except (Exception, _ToolFailed):
                 raise
             except BaseException as exc:
                 # SystemExit, KeyboardInterrupt, GeneratorExit... raised by the tool are
                 # the tool's failure, not a reason for the host to stop.
                 raise _ToolFailed(type(exc).__name__, _describe(exc)) from None
+        except Exception as exc:
+            failure = exc
+        return self._conclude(name, arguments, (entered, started), value, failure, max_result_bytes)
+
+    async def invoke_async(
+        self,
+        name: str,
+        args: list[Any],
+        kwargs: dict[str, Any],
+        *,
+        timeout: float,
+        threads: ToolThreads,
+        max_result_bytes: int,
+    ) -> ToolOutcome:
+        """:meth:`invoke` on the running event loop, for calls in flight together: an
+        async tool is awaited here, a sync one runs on a tool thread. Cancelling the
+        task abandons the call (a sync tool still running then counts as hung)."""
+        entered = started = time.perf_counter()
+        arguments = self._arguments(name, args, kwargs)
+        fn = self._tools.get(name)
+        value: Any = None
+        failure: Exception | None = None
+        timeout_s = self._timeouts.get(name, timeout)
+        try:
+            if fn is None:
+                raise NameError(f"no tool named {name!r}")
+            if self._gate is not None:
+                refusal = await _contained(self._gate(name, arguments))
+                if refusal is not None:
+                    raise PermissionError(f"{name}() was not approved: {refusal}")
+                started = time.perf_counter()
+            value = await self._call_async(name, fn, args, kwargs, timeout_s, threads)
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise  # abandoned by the host
+            failure = _ToolFailed("CancelledError", f"{name}() was cancelled")
+        except Exception as exc:
+            failure = exc
+        return self._conclude(name, arguments, (entered, started), value, failure, max_result_bytes)
+
+    async def _call_async(
+        self,
+        name: str,
+        fn: Callable[..., Any],
+        args: list[Any],
+        kwargs: dict[str, Any],
+        timeout_s: float | None,
+        threads: ToolThreads,
+    ) -> Any:
+        if self._is_async[name]:
+            try:
+                return await asyncio.wait_for(_contained(fn(*args, **kwargs)), timeout_s)
+            except TimeoutError:
+                raise TimeoutError(f"{name}() did not finish within {timeout_s:g} s") from None
+        future = self._submit(name, lambda: _run_contained(fn, args, kwargs), threads)
+        try:
+            return await asyncio.wait_for(asyncio.wrap_future(future), timeout_s)
+        except (TimeoutError, asyncio.CancelledError) as exc:
+            self._let_go(future)
+            if isinstance(exc, TimeoutError):
+                raise TimeoutError(f"{name}() did not finish within {timeout_s:g} s") from None
+            raise
+
+    def refused(
+        self, name: str, args: list[Any], kwargs: dict[str, Any], kind: str, message: str
+    ) -> ToolOutcome:
+        """The outcome of a call that did not run (or was abandoned): ``kind: message``."""
+        now = time.perf_counter()
+        return self._failure(name, self._arguments(name, args, kwargs), now, now, kind, message)
+
+    def _conclude(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        times: tuple[float, float],
+        value: Any,
+        failure: Exception | None,
+        max_result_bytes: int,
+    ) -> ToolOutcome:
+        """The outcome of a call that returned ``value`` or raised ``failure``."""
+        entered, started = times
+        try:
+            if failure is not None:
+                raise failure
+            try:
+                result = pydantic_core.to_jsonable_python(value)
+            except pydantic_core.PydanticSerializationError:
+                raise TypeError(
+                    f"{name}() returned a {type(value).__name__}, which is not JSON-serializable"
+                ) from None
             _check_size(name, result, max_result_bytes)
         except pydantic.ValidationError as exc:
             return self._failure(
@@ -284,23 +387,33 @@ class ToolSet:
             # a call), which matters for scripts that call a tool in a loop.
             return fn(*args, **kwargs)
         else:
-            with self._hung_lock:
-                hung = self._hung
-            try:
-                future = threads.submit(lambda: fn(*args, **kwargs), hung_in_session=hung)
-            except ToolBudgetExhausted as exc:
-                raise _ToolFailed("RuntimeError", f"{name}(): {exc}") from None
+            future = self._submit(name, lambda: fn(*args, **kwargs), threads)
         deadline = None if timeout_s is None else time.monotonic() + timeout_s
         if _settled(future, deadline, abort):
             return future.result()
-        if not future.cancel():
-            # Still running in its thread, which it holds until it returns.
-            with self._hung_lock:
-                self._hung += 1
-            future.add_done_callback(self._unhung)
+        self._let_go(future)
         if abort is not None and abort.is_set():
             raise _ToolFailed("CancelledError", f"{name}() was abandoned: the run was cancelled")
         raise TimeoutError(f"{name}() did not finish within {timeout_s:g} s")
+
+    def _submit(
+        self, name: str, call: Callable[[], Any], threads: ToolThreads
+    ) -> concurrent.futures.Future[Any]:
+        """Start a sync call on a tool thread, within the budgets."""
+        with self._hung_lock:
+            hung = self._hung
+        try:
+            return threads.submit(call, hung_in_session=hung)
+        except ToolBudgetExhausted as exc:
+            raise _ToolFailed("RuntimeError", f"{name}(): {exc}") from None
+
+    def _let_go(self, future: concurrent.futures.Future[Any]) -> None:
+        """Stop waiting for a sync call; one still running in its thread (which it holds
+        until it returns) counts as hung until then."""
+        if not future.cancel():
+            with self._hung_lock:
+                self._hung += 1
+            future.add_done_callback(self._unhung)
 
     def _unhung(self, _: concurrent.futures.Future[Any]) -> None:
         with self._hung_lock:

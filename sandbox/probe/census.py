@@ -15,7 +15,7 @@ import signal
 import time
 from collections.abc import Iterable
 
-from sandbox.probe import procinfo
+import sandbox.probe.procinfo as procinfo
 
 #: Every zygote and worker runs ``python ... -c "...from sandbox.worker.zygote import main..."``.
 WORKER_MARK = "sandbox.worker.zygote"

@@ -14,10 +14,11 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+import sandbox.probe.census as census
+import sandbox.probe.procinfo as procinfo
 from sandbox.errors import SandboxError
 from sandbox.execution import Execution
 from sandbox.policy import SandboxPolicy
-from sandbox.probe import census, procinfo
 from sandbox.probe.arena import CaseArena, SuiteArena
 from sandbox.probe.corpus import AttackCase
 from sandbox.probe.detectors import Bounds, Evidence, judge

@@ -20,10 +20,10 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import sandbox.probe.census as census
 from sandbox.errors import SandboxError
 from sandbox.execution import Execution
 from sandbox.policy import SandboxPolicy
-from sandbox.probe import census
 from sandbox.probe.holder import SandboxHolder
 from sandbox.probe.listeners import HttpRecorder
 from sandbox.probe.redcode_cases import RedCodeCase

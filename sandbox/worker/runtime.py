@@ -18,7 +18,7 @@ import signal
 import time
 from collections.abc import Callable
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sandbox.limits_text import explain
 from sandbox.worker.language.callables import builtin, renamed
@@ -44,9 +44,18 @@ from sandbox.worker.language.guards import (
     reraise_control,
 )
 from sandbox.worker.language.jsonsafe import NotJsonable, to_json
-from sandbox.worker.language.script_asyncio import in_script_loop, resolved, run_top_level
+from sandbox.worker.language.script_asyncio import (
+    attach_channel,
+    in_script_loop,
+    reply_of,
+    resolved,
+    run_top_level,
+)
 from sandbox.worker.language.sysproxy import bind as bind_streams
 from sandbox.worker.language.sysproxy import emit, reset_redirects, swapped_streams
+
+if TYPE_CHECKING:
+    from sandbox.worker.tool_channel import ToolChannel
 
 MAX_MESSAGE_CHARS = 4000
 #: After the CPU limit, the script is interrupted again this often until it ends.
@@ -80,9 +89,14 @@ class ScriptRuntime:
         *,
         language: bool = True,
         open_: Callable[..., Any] | None = None,
+        channel: ToolChannel | None = None,
     ) -> None:
         self.limits = limits
         self._call_host = call_host
+        # With a channel, calls made inside the script's event loop go out at once and
+        # are awaited together; without one they are answered one at a time.
+        self._channel = channel
+        attach_channel(channel)
         self._language = language
         if language:
             catalog = builtin_catalog()
@@ -222,17 +236,12 @@ class ScriptRuntime:
                 }
             except NotJsonable as exc:
                 raise TypeError(f"{name}(): arguments must be JSON values: {exc}") from None
-            reply = self._call_host(request)
-            if reply.get("ok"):
-                value = reply.get("value")
-                # Inside the script's event loop a tool call is awaited (``await t()``).
-                return resolved(value) if in_script_loop() else value
-            error_type = str(reply.get("error_type"))
-            message = str(reply.get("message", "tool failed"))
-            builtin = _TOOL_EXCEPTIONS.get(error_type)
-            if builtin is not None:
-                raise builtin(message)
-            raise ToolError(f"{error_type}: {message}")
+            # Inside the script's event loop a tool call is awaited (``await t()``).
+            if in_script_loop():
+                if self._channel is not None:
+                    return reply_of(self._channel.start(request), _reply_value)
+                return resolved(_reply_value(self._call_host(request)))
+            return _reply_value(self._call_host(request))
 
         return renamed(tool, name)
 
@@ -391,6 +400,18 @@ def install_cpu_handlers(runtime: ScriptRuntime) -> None:
     """Route the CPU-limit signals to ``runtime``."""
     signal.signal(signal.SIGPROF, runtime.on_cpu_signal)
     signal.signal(signal.SIGXCPU, runtime.on_cpu_signal)
+
+
+def _reply_value(reply: dict[str, Any]) -> Any:
+    """A tool's value, or its failure raised as the script should see it."""
+    if reply.get("ok"):
+        return reply.get("value")
+    error_type = str(reply.get("error_type"))
+    message = str(reply.get("message", "tool failed"))
+    builtin = _TOOL_EXCEPTIONS.get(error_type)
+    if builtin is not None:
+        raise builtin(message)
+    raise ToolError(f"{error_type}: {message}")
 
 
 def _identity(value: Any) -> Any:

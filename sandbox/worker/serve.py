@@ -2,8 +2,8 @@
 
 The worker speaks the framed JSON protocol of ``wire.py`` on one socket. Requests:
 ``init`` (tool names), ``run`` (source), ``exit``. Replies and calls: ``hello``
-(confinement report), ``call`` (a tool call, answered by the host with ``result``),
-``done`` (one run's output).
+(confinement report), ``call`` (a tool call with its ``id``, answered by the host with
+a ``result`` bearing the same id; see ``tool_channel.py``), ``done`` (one run's output).
 
 Worker side: standard library only.
 """
@@ -31,6 +31,7 @@ from sandbox.worker.language.files import Mounts, make_open
 from sandbox.worker.language.module_proxy import ModuleTable, make_import
 from sandbox.worker.language.modules import ModuleProxy, reseed_random
 from sandbox.worker.runtime import ScriptRuntime, install_cpu_handlers
+from sandbox.worker.tool_channel import ToolChannel, in_flight_cap
 
 #: Recursion frames reserved for the sandbox's own code below the script.
 RECURSION_MARGIN = 40
@@ -86,12 +87,9 @@ def serve(
         reader = FrameReader(sock, max_frame=int(config["max_request_bytes"]))
         call_cap = host_frame_cap(limits)
 
-        def call_host(request: dict[str, Any]) -> dict[str, Any]:
-            sock.sendall(_call_frame(request, call_cap))
-            reply = reader.read_json()
-            if not isinstance(reply, dict) or reply.get("op") != "result":
-                raise ChannelClosed("unexpected reply from host")
-            return reply
+        channel = ToolChannel(
+            sock, reader, lambda request: _call_frame(request, call_cap), in_flight_cap(limits)
+        )
 
         # No throwaway warm-up run here: it would copy the pages a run touches from the
         # zygote ahead of time, but costs every worker those copies (measured: fresh
@@ -102,7 +100,9 @@ def serve(
         }
         builtin_names = config["builtins"]
         table = proxies if isinstance(proxies, ModuleTable) else ModuleTable(proxies, (), {})
-        runtime = ScriptRuntime(limits, builtin_names, make_import(table), call_host, **options)
+        runtime = ScriptRuntime(
+            limits, builtin_names, make_import(table), channel.call, channel=channel, **options
+        )
         install_cpu_handlers(runtime)
         sys.setrecursionlimit(int(limits["recursion_depth"]) + RECURSION_MARGIN)
         sock.sendall(
@@ -121,7 +121,9 @@ def serve(
             if op == "init":
                 runtime.add_tools(list(message["tools"]))
             elif op == "run":
+                channel.new_run()
                 done = runtime.run(str(message["source"]))
+                channel.drain()  # calls the script left in flight: answered before done
                 done["seq"] = message.get("seq")
                 sock.sendall(_done_frame(done))
             elif op == "exit":

@@ -15,7 +15,7 @@ from codeact.bench.runner import BenchConfig, run_bench
 from codeact.cli import main
 from codeact.messages import Ai, Message
 from codeact.models import FunctionModel
-from codeact.models.errors import ErrorCode, ModelError
+from codeact.models.errors import ModelError, ModelErrorCode
 from codeact.models.testing import CallInfo
 
 SUITE_MODULE = """
@@ -156,11 +156,11 @@ def test_infrastructure_failures_are_retried_and_model_failures_kept(tmp_path: P
         key = next(m.text() for m in messages if m.role == "human").split()[-1].rstrip(".")
         calls[key] = calls.get(key, 0) + 1
         if key == "0" and calls[key] == 1:
-            raise ModelError(ErrorCode.OVERLOADED, "busy", retry_after=0.01)
+            raise ModelError(ModelErrorCode.OVERLOADED, "busy", retry_after=0.01)
         if key == "1":
-            raise ModelError(ErrorCode.BAD_REQUEST, "the request is malformed")
+            raise ModelError(ModelErrorCode.BAD_REQUEST, "the request is malformed")
         if key == "2":
-            raise ModelError(ErrorCode.SERVER_ERROR, "it broke", retry_after=0.01)
+            raise ModelError(ModelErrorCode.SERVER_ERROR, "it broke", retry_after=0.01)
         return f"Saying it.\n```python\nfinal_result({key})\n```"
 
     config = BenchConfig(

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from loop_helpers import arun, py
 
 from codeact import (
     Agent,
@@ -17,6 +16,7 @@ from codeact import (
     tool,
 )
 from codeact.models import ScriptedModel
+from tests.codeact.loop_helpers import arun, py
 
 sent: list[str] = []
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from loop_helpers import py
 
 from codeact import Agent, AgentRunFailed, Message
 from codeact.models import ScriptedModel
 from codeact.usage import LlmUsage
+from tests.codeact.loop_helpers import py
 
 
 def search(query: str) -> list[str]:

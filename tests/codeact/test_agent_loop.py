@@ -8,7 +8,6 @@ import time
 from typing import Any
 
 import pytest
-from loop_helpers import arun, py
 from pydantic import BaseModel
 
 from codeact import (
@@ -25,6 +24,7 @@ from codeact import (
 from codeact.models import FunctionModel, LlmUsage, ScriptedModel
 from codeact.models.testing import CallInfo
 from sandbox import SandboxPolicy
+from tests.codeact.loop_helpers import arun, py
 
 
 def lookup(item: str) -> float:
@@ -270,9 +270,9 @@ def test_model_failure_ends_with_its_code() -> None:
 
 def test_every_model_failure_code_is_a_run_failure_code() -> None:
     from codeact import FailureCode
-    from codeact.models import ErrorCode
+    from codeact.models import ModelErrorCode
 
-    assert {code.value for code in ErrorCode} <= {code.value for code in FailureCode}
+    assert {code.value for code in ModelErrorCode} <= {code.value for code in FailureCode}
 
 
 def test_run_sync_works_inside_a_running_event_loop() -> None:

@@ -16,12 +16,12 @@ from typing import Any
 
 import psutil
 import pytest
-from loop_helpers import arun, py
 
 from codeact import Agent, AgentEvent, Failed, InteractionRequired, ModelReplied, Started, tool
 from codeact.models import ScriptedModel
 from sandbox import Sandbox, SandboxPolicy
 from sandbox.host.sandbox import open_sandboxes
+from tests.codeact.loop_helpers import arun, py
 
 POLICY = SandboxPolicy.preset("default").model_copy(
     update={"limits": SandboxPolicy.preset("default").limits.model_copy(update={"wall_s": 600})}

@@ -22,7 +22,6 @@ from typing import Any
 
 import psutil
 import pytest
-from loop_helpers import arun, py
 
 from codeact import (
     Agent,
@@ -39,6 +38,7 @@ from codeact.models import FunctionModel
 from codeact.models.testing import CallInfo
 from sandbox import Execution, Sandbox, SandboxPolicy
 from sandbox.host.sandbox import open_sandboxes
+from tests.codeact.loop_helpers import arun, py
 
 RUNS = int(os.environ.get("CODEACT_CHAOS_RUNS", "30"))
 SEED = int(os.environ.get("CODEACT_CHAOS_SEED", str(random.randrange(1 << 30))))

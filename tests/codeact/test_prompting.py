@@ -16,9 +16,11 @@ def convert(amount: float, currency: str = "EUR") -> float:
 
 def prompt_of(agent: Agent) -> str:
     from codeact.loop import AgentLoop
+    from codeact.loop_state import LoopState
     from codeact.run_state import RunState
 
-    return AgentLoop(RunState("r", lambda _: None), agent, []).system_message(agent).text()
+    loop = AgentLoop(RunState("r", lambda _: None), LoopState(agent))
+    return loop.system_message(agent).text()
 
 
 def test_the_prompt_describes_tools_modules_files_and_limits() -> None:

@@ -11,7 +11,6 @@ from collections.abc import Callable
 from typing import Any, NoReturn
 
 import pytest
-from loop_helpers import arun, py
 
 from codeact import Agent, AgentEvent, AgentRunFailed, Completed, Failed, FailureCode, tool
 from codeact.agent import Approver
@@ -19,6 +18,7 @@ from codeact.messages import Message
 from codeact.models import FunctionModel, ScriptedModel
 from codeact.models.testing import CallInfo
 from sandbox import AsyncSandbox, AsyncSession, SandboxError
+from tests.codeact.loop_helpers import arun, py
 
 
 class Boom(Exception):

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import psutil
 import pytest
-from loop_helpers import arun, py
 
 from codeact import Agent
 from codeact.models import ScriptedModel
 from sandbox import AsyncSandbox, Sandbox, SandboxPolicy
+from tests.codeact.loop_helpers import arun, py
 
 
 def counting_agent(policy: SandboxPolicy, replies: list[str]) -> Agent:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from binding_forms import Form
-from binding_scripts import PLAIN
+from tests.fuzz.binding_forms import Form
+from tests.fuzz.binding_scripts import PLAIN
 
 #: Names the sandbox's runtime and RestrictedPython's conventions give a meaning:
 #: guards and hooks (runtime.py, guards.py), builtins the interpreter itself looks up,

@@ -22,11 +22,10 @@ from functools import cache
 from types import CodeType
 from typing import Any
 
-from binding_forms import Form
-from binding_names import generated_names, mangle, must_compile, protected
-from binding_scripts import PLAIN, Place, Scope, script
-
 from sandbox.worker.language.compiler import CompileFailure, compile_script
+from tests.fuzz.binding_forms import Form
+from tests.fuzz.binding_names import generated_names, mangle, must_compile, protected
+from tests.fuzz.binding_scripts import PLAIN, Place, Scope, script
 
 _STORES = frozenset(
     "STORE_NAME STORE_GLOBAL STORE_FAST STORE_DEREF "

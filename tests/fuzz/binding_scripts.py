@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from binding_forms import Form
+from tests.fuzz.binding_forms import Form
 
 #: The name the baseline binds; the prelude binds it too, so ``del`` and ``+=`` work.
 PLAIN = "fz_plain"

@@ -15,8 +15,9 @@ import ast
 import re
 
 import pytest
-from binding_forms import FORMS, Form, node_coverage
-from binding_scripts import PLACES, SCOPES, fits, script
+
+from tests.fuzz.binding_forms import FORMS, Form, node_coverage
+from tests.fuzz.binding_scripts import PLACES, SCOPES, fits, script
 
 #: Fields that hold a name but bind none, and why.
 NOT_BINDINGS = {

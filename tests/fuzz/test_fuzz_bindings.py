@@ -19,16 +19,16 @@ from collections.abc import Iterator
 from functools import cache
 
 import pytest
-from binding_forms import FORMS, FORMS_BY_NAME
-from binding_names import GENERATED_STEMS, ORDINARY, RESERVED, spellings
-from binding_oracle import Case, Outcome, check_run, check_static, learned_names, outcome
-from binding_scripts import PLACES, PLACES_BY_NAME, PLAIN, SCOPES, SCOPES_BY_NAME, fits
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sandbox import Sandbox, SandboxPolicy, Session
 from sandbox.worker.language.compiler import GETATTR, LAST_EXPR, RERAISE, WRITE
 from sandbox.worker.language.names import DEFINABLE_DUNDERS
+from tests.fuzz.binding_forms import FORMS, FORMS_BY_NAME
+from tests.fuzz.binding_names import GENERATED_STEMS, ORDINARY, RESERVED, spellings
+from tests.fuzz.binding_oracle import Case, Outcome, check_run, check_static, learned_names, outcome
+from tests.fuzz.binding_scripts import PLACES, PLACES_BY_NAME, PLAIN, SCOPES, SCOPES_BY_NAME, fits
 
 LAYERS = {"language only": {"os": False}, "all layers": {}}
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_require import BOOT_REFUSING_IPC
 
 from sandbox import PolicyError, RequirementNotMet, Sandbox, SandboxPolicy
 from sandbox.host import workers as process
 from sandbox.policy_cli import render_policy
+from tests.sandbox.test_require import BOOT_REFUSING_IPC
 
 DEFAULT = SandboxPolicy.preset("default")
 

@@ -9,9 +9,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from forked import in_child
 
 from sandbox.worker.language import audit
+from tests.sandbox.forked import in_child
 
 # The opens below are what the hook decides on; the child exits right after.
 # ruff: noqa: SIM115

@@ -21,11 +21,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from forked import attempt, in_child
 
 from sandbox import Sandbox, SandboxPolicy
 from sandbox.worker.confine import seccomp
 from sandbox.worker.confine import steps as confine
+from tests.sandbox.forked import attempt, in_child
 
 pytestmark = pytest.mark.skipif(
     sys.platform != "linux" or platform.machine() not in ("x86_64", "aarch64"),

@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from forked import attempt, in_child
 
 from sandbox.worker.confine import seccomp, syscalls
+from tests.sandbox.forked import attempt, in_child
 
 pytestmark = pytest.mark.skipif(
     sys.platform != "linux" or platform.machine() not in ("x86_64", "aarch64"),

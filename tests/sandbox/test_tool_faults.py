@@ -189,8 +189,8 @@ for fd in range(3, 32):
         break
     except OSError:
         pass
-frame = json.dumps({"op": "call", "name": "big", "args": [], "keywords": {}}).encode()
-for _ in range(20):
+for call_id in range(1, 21):
+    frame = json.dumps({"op": "call", "id": call_id, "name": "big"}).encode()
     os.write(fd, struct.pack(">I", len(frame)) + frame)  # and never read the replies
 time.sleep(100)
 """

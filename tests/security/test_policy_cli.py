@@ -196,7 +196,7 @@ def test_the_wheel_ships_both_suites_and_the_probe_finds_them(tmp_path: Path) ->
 
     source = tmp_path / "src"
     source.mkdir()
-    for name in ("pyproject.toml", "README.md", "sandbox", "codeact", "prompts"):
+    for name in ("pyproject.toml", "README.md", "sandbox", "codeact"):
         if (ROOT / name).is_dir():
             shutil.copytree(
                 ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__")

@@ -15,9 +15,9 @@ for fd in range(3, 64):
     except OSError:
         pass
 sock = socket.socket(fileno=os.dup(fd))
-frame = json.dumps({"op": "call", "name": "probe_tool", "args": [], "keywords": {"value": {{TOKEN}}}}).encode()
 served = 0
-for _ in range(100):
+for call_id in range(1, 101):
+    frame = json.dumps({"op": "call", "id": call_id, "name": "probe_tool", "args": [], "keywords": {"value": {{TOKEN}}}}).encode()
     sock.sendall(len(frame).to_bytes(4, "big") + frame)
     size = int.from_bytes(sock.recv(4, socket.MSG_WAITALL), "big")
     reply = sock.recv(size, socket.MSG_WAITALL)

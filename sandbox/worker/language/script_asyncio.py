@@ -14,8 +14,9 @@ creates subprocesses and connections), ``to_thread``, ``run_in_executor``,
 ``get_stack``/``print_stack`` (frames) and ``get_coro``; coroutine and generator
 frames (``cr_frame``, ``ag_frame``, ``gi_frame``) are refused by the compiler.
 
-Tool calls made while the loop runs are awaitables (``await search(q)``); the worker
-asks the host for one result at a time, so ``gather`` over tools runs them in turn.
+Tool calls made while the loop runs are awaitables (``await search(q)``), sent to the
+host at once (``tool_channel.py``): ``gather`` over tools has them all in flight, and
+the loop waits for their replies where it would sleep.
 
 Worker side: standard library only.
 """
@@ -25,8 +26,8 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
-from collections.abc import Coroutine
-from typing import Any
+from collections.abc import Callable, Coroutine
+from typing import Any, Protocol
 
 #: Members of the script's ``asyncio``.
 MEMBERS = (
@@ -61,10 +62,33 @@ MEMBERS = (
 )
 
 
+class _Replies(Protocol):
+    """What the loop needs of the worker's tool channel."""
+
+    def in_flight(self) -> bool: ...
+    def wait(self, timeout: float | None) -> None: ...
+    def forget(self) -> None: ...
+
+
+#: The worker's tool channel (None: tool calls are answered one at a time).
+_channel: _Replies | None = None
+
+
+def attach_channel(channel: _Replies | None) -> None:
+    """Route the replies to tool calls in flight through ``channel``."""
+    global _channel
+    _channel = channel
+
+
 class _Sleeper:
-    """The selector of :class:`ScriptLoop`: nothing to select, only time to pass."""
+    """The selector of :class:`ScriptLoop`: no I/O to select, only time to pass and
+    replies to tool calls in flight to take."""
 
     def select(self, timeout: float | None) -> list[Any]:
+        channel = _channel
+        if channel is not None and channel.in_flight():
+            channel.wait(timeout)
+            return []
         if timeout is None:
             raise RuntimeError(
                 "the event loop has nothing left to wait for: every task awaits "
@@ -121,6 +145,8 @@ def run(main: Any, *, debug: bool | None = None) -> Any:
             _cancel_all(loop)
         finally:
             loop.close()
+            if _channel is not None:
+                _channel.forget()  # their futures belong to the closed loop
 
 
 def run_top_level(coroutine: Coroutine[Any, Any, Any]) -> Any:
@@ -139,6 +165,13 @@ def _cancel_all(loop: ScriptLoop) -> None:
 async def resolved(value: Any) -> Any:
     """An awaitable that gives ``value`` (a tool's result inside the loop)."""
     return value
+
+
+async def reply_of(
+    future: asyncio.Future[dict[str, Any]], convert: Callable[[dict[str, Any]], Any]
+) -> Any:
+    """An awaitable that gives a tool call's value once its reply has come."""
+    return convert(await future)
 
 
 def members() -> dict[str, Any]:

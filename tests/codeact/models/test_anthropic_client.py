@@ -13,10 +13,10 @@ import pytest
 from codeact.messages import Message
 from codeact.models import (
     AnthropicModel,
-    Done,
     MissingApiKeyError,
     ModelError,
     RetryPolicy,
+    StreamEnd,
     TextDelta,
 )
 
@@ -178,7 +178,7 @@ def test_stream() -> None:
     got = asyncio.run(_drain(model(server)))
     assert got[:2] == [TextDelta(text="Four"), TextDelta(text=".")]
     final = got[-1]
-    assert isinstance(final, Done)
+    assert isinstance(final, StreamEnd)
     assert final.message.text() == "Four."
     assert final.message.usage() is not None and final.message.usage().output_tokens == 7  # type: ignore[union-attr]
     assert server.body()["stream"] is True
@@ -201,7 +201,7 @@ def test_stream_overloaded_event_before_text_is_retried() -> None:
     overloaded = ("error", {"error": {"type": "overloaded_error", "message": "Overloaded"}})
     server = Server(events(START, overloaded), events(START, TEXT_START, text("ok"), *END))
     got = asyncio.run(_drain(model(server)))
-    assert isinstance(got[-1], Done) and got[-1].message.text() == "ok"
+    assert isinstance(got[-1], StreamEnd) and got[-1].message.text() == "ok"
     assert len(server.requests) == 2
 
 

@@ -21,8 +21,8 @@ from codeact.messages import (
     System,
     TextPart,
     ThinkingBlock,
-    Tool,
     ToolCall,
+    ToolResult,
     messages_from_json,
     messages_to_json,
     resolve_history,
@@ -61,7 +61,7 @@ def full_history() -> list[Message]:
 
 def test_constructors_build_the_right_roles() -> None:
     history = full_history()
-    assert [type(m) for m in history] == [System, Human, Ai, Ai, Tool, Tool, Ai, Remove]
+    assert [type(m) for m in history] == [System, Human, Ai, Ai, ToolResult, ToolResult, Ai, Remove]
     assert [m.model_dump()["role"] for m in history] == [
         "system",
         "human",
@@ -93,8 +93,8 @@ def test_accessors() -> None:
     assert calls.has_tool_calls() and not thought.has_tool_calls()
     assert [c.name for c in calls.tool_calls()] == ["search", "broken"]
     assert calls.tool_calls()[0].arguments == {"q": "cats", "n": 3}
-    assert isinstance(ok, Tool) and ok.status == "success" and ok.tool_call_id == "c1"
-    assert isinstance(err, Tool) and err.status == "error" and err.text() == "bad arguments"
+    assert isinstance(ok, ToolResult) and ok.status == "success" and ok.tool_call_id == "c1"
+    assert isinstance(err, ToolResult) and err.status == "error" and err.text() == "bad arguments"
     usage = with_usage.usage()
     assert usage is not None and usage.total_tokens == 12
     assert remove.text() == "" and remove.id() == "nothing-yet"

@@ -12,7 +12,6 @@ import pytest
 from codeact.messages import Ai, Message, ToolCall
 from codeact.models import (
     CallInfo,
-    Done,
     FunctionModel,
     Model,
     ModelError,
@@ -20,6 +19,7 @@ from codeact.models import (
     ScriptedReply,
     ScriptExhaustedError,
     ScriptFileError,
+    StreamEnd,
     TextDelta,
     ThinkingDelta,
     ToolCallDelta,
@@ -84,7 +84,7 @@ def test_stream_yields_chunks_and_ends_with_the_reply() -> None:
     text = [e.text for e in events if isinstance(e, TextDelta)]
     assert "".join(thinking) == "Compute carefully." and len(thinking) > 1
     assert "".join(text) == "The answer is forty-two." and len(text) > 1
-    assert isinstance(events[-1], Done) and events[-1].message.text() == reply.text()
+    assert isinstance(events[-1], StreamEnd) and events[-1].message.text() == reply.text()
     assert len(model.calls) == 1
 
 
@@ -93,7 +93,7 @@ def test_stream_of_tool_calls() -> None:
     model = ScriptedModel([Message.ai_with_tool_calls("", [call])])
     events = asyncio.run(drain(model, []))
     assert events[0] == ToolCallDelta(index=0, id="c", name="f", arguments='{"x": 1}')
-    assert isinstance(events[-1], Done) and events[-1].message.finish_reason == "tool_call"
+    assert isinstance(events[-1], StreamEnd) and events[-1].message.finish_reason == "tool_call"
 
 
 def test_replies_are_cut_at_stop_sequences_like_a_server_would() -> None:
@@ -197,7 +197,7 @@ def test_function_model_sync_and_async() -> None:
     amodel = FunctionModel(areply, name="shout")
     events = asyncio.run(drain(amodel, [Message.human("hey")]))
     final = events[-1]
-    assert isinstance(final, Done) and final.message.text() == "HEY"
+    assert isinstance(final, StreamEnd) and final.message.text() == "HEY"
     assert final.message.usage() == LlmUsage(output_tokens=1)
     assert amodel.name == "shout"
 

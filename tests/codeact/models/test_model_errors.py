@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from codeact.models import (
-    ErrorCode,
     MissingApiKeyError,
     ModelError,
+    ModelErrorCode,
     ModelErrorData,
     NetworkBlockedError,
     ScriptExhaustedError,
@@ -190,7 +190,7 @@ def test_retry_headers_are_read() -> None:
 def test_quota_is_never_retryable_even_if_the_server_says_so() -> None:
     body = {"error": {"message": "quota", "type": "insufficient_quota"}}
     error = classify_error(429, body, headers={"x-should-retry": "true"})
-    assert error.code is ErrorCode.QUOTA_EXHAUSTED
+    assert error.code is ModelErrorCode.QUOTA_EXHAUSTED
     assert not error.retryable
 
 

@@ -16,10 +16,10 @@ import pytest
 from codeact.messages import Message
 from codeact.models import (
     AnthropicModel,
-    Done,
     ModelError,
     OpenAIChatModel,
     RetryPolicy,
+    StreamEnd,
     TextDelta,
     ThinkingDelta,
     ToolCallDelta,
@@ -92,7 +92,7 @@ def test_openai_stream_arrives_incrementally(loopback: Any, sse_action: Callable
     events = asyncio.run(go())
     assert events[:2] == [TextDelta(text="Hel"), TextDelta(text="lo!")]
     final = events[-1]
-    assert isinstance(final, Done) and final.message.text() == "Hello!"
+    assert isinstance(final, StreamEnd) and final.message.text() == "Hello!"
     assert final.message.usage() is not None and final.message.usage().total_tokens == 11  # type: ignore[union-attr]
     request = loopback.requests[0]
     assert request.path == "/v1/chat/completions"
@@ -120,7 +120,7 @@ def test_events_split_mid_line_are_reassembled(
         sse_action([tool, more, oa_chunk({}, "tool_calls"), OA_DONE], split=True, gap=0.005)
     )
     events = asyncio.run(collect(openai(loopback)))
-    assert [type(e) for e in events] == [ToolCallDelta, ToolCallDelta, Done]
+    assert [type(e) for e in events] == [ToolCallDelta, ToolCallDelta, StreamEnd]
     assert events[-1].message.tool_calls()[0].arguments == {"code": "print(1)"}
 
 
@@ -305,7 +305,7 @@ def test_anthropic_stream_with_thinking(loopback: Any, sse_action: Callable[...,
     events = asyncio.run(collect(anthropic(loopback)))
     assert events[0] == ThinkingDelta(text="Greet.")
     final = events[-1]
-    assert isinstance(final, Done)
+    assert isinstance(final, StreamEnd)
     assert final.message.text() == "Hello there"
     assert final.message.thinking_blocks[0].signature == "EqQ="
     assert final.message.usage() is not None and final.message.usage().output_tokens == 9  # type: ignore[union-attr]

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from codeact.models import ErrorCode, ModelError, RetryPolicy
+from codeact.models import ModelError, ModelErrorCode, RetryPolicy
 from codeact.models.retry import retry_call
 
 NO_JITTER = RetryPolicy(
@@ -77,7 +77,8 @@ def test_should_retry_header_overrides_the_code() -> None:
 
 
 def test_retry_on_is_configurable() -> None:
-    policy = NO_JITTER.model_copy(update={"retry_on": frozenset({ErrorCode.MALFORMED_RESPONSE})})
+    retry_on = frozenset({ModelErrorCode.MALFORMED_RESPONSE})
+    policy = NO_JITTER.model_copy(update={"retry_on": retry_on})
     assert policy.next_delay(err("malformed_response"), 1, 0) == 1
     assert policy.next_delay(err("server_error"), 1, 0) is None
 
@@ -132,7 +133,7 @@ def test_retry_call_gives_up_with_the_last_error() -> None:
     policy = NO_JITTER.model_copy(update={"max_attempts": 3})
     with pytest.raises(ModelError) as info:
         asyncio.run(retry_call(policy, call, sleep=sleep))
-    assert info.value.code is ErrorCode.SERVER_ERROR
+    assert info.value.code is ModelErrorCode.SERVER_ERROR
     assert calls == 3
 
 

@@ -12,11 +12,11 @@ import pytest
 
 from codeact.messages import Message
 from codeact.models import (
-    Done,
     MissingApiKeyError,
     ModelError,
     OpenAIChatModel,
     RetryPolicy,
+    StreamEnd,
     TextDelta,
     ToolCallDelta,
     ToolLike,
@@ -248,7 +248,7 @@ def test_stream_yields_deltas_then_done() -> None:
     assert events[:2] == [TextDelta(text="Hel"), TextDelta(text="lo")]
     assert isinstance(events[2], ToolCallDelta) and events[2].name == "f"
     final = events[-1]
-    assert isinstance(final, Done)
+    assert isinstance(final, StreamEnd)
     assert final.message.text() == "Hello"
     assert final.message.tool_calls()[0].arguments == {"a": 1}
     assert final.message.usage() is not None and final.message.usage().total_tokens == 7  # type: ignore[union-attr]
@@ -293,7 +293,7 @@ def test_stream_broken_before_any_text_is_retried() -> None:
 def test_in_stream_error_before_text_is_retried_after_text_is_final() -> None:
     overloaded = {"error": {"message": "overloaded", "type": "server_error"}}
     server = Server(sse(overloaded, done=False), sse(text_chunk("ok", "stop")))
-    assert isinstance(asyncio.run(drain(model(server)))[-1], Done)
+    assert isinstance(asyncio.run(drain(model(server)))[-1], StreamEnd)
     assert len(server.requests) == 2
 
     server = Server(sse(text_chunk("so far"), overloaded, done=False), ok())
@@ -386,7 +386,7 @@ def test_transport_failures_are_classified_and_retried(failure: Exception, code:
     assert info.value.code == code
     assert len(server.requests) == 3
     server = Server(failure, sse(text_chunk("ok", "stop")))
-    assert isinstance(asyncio.run(drain(model(server)))[-1], Done)
+    assert isinstance(asyncio.run(drain(model(server)))[-1], StreamEnd)
 
 
 def test_non_json_body_is_malformed() -> None:
