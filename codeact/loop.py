@@ -258,10 +258,10 @@ class AgentLoop:
                 finally:
                     self._script_span = None
                 telemetry.record_execution(span, execution)
-        except SandboxError as exc:
-            raise RunEnded(FailureCode.SANDBOX_FAILED, str(exc)) from None
         except PolicyError as exc:  # found only when the sandbox starts: a missing mount
             raise RunEnded(FailureCode.SANDBOX_FAILED, f"the sandbox cannot start: {exc}") from None
+        except SandboxError as exc:
+            raise RunEnded(FailureCode.SANDBOX_FAILED, str(exc)) from None
         except OSError as exc:
             # A broken channel or a bounded wait that ran out: the machinery failed.
             raise RunEnded(FailureCode.SANDBOX_FAILED, describe_exception(exc)) from None

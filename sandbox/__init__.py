@@ -2,7 +2,8 @@
 
 Public API: :class:`Sandbox`, :class:`AsyncSandbox`, :class:`SandboxPolicy`,
 :class:`Execution`, :class:`ScriptOutput` (and its variants), :class:`ErrorCode`,
-:class:`SandboxHealth`, and the errors :class:`SandboxError`, :class:`AdmissionTimeout`.
+:class:`SandboxHealth`, and the errors (:mod:`sandbox.errors`: every one is a
+:class:`SandboxError`).
 
 Names are loaded on first use, so that the worker processes, which import
 ``sandbox.worker.zygote``, do not pay for the host side (pydantic, threads).
@@ -15,20 +16,23 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
+    from sandbox.errors import (
+        AdmissionTimeout,
+        PolicyError,
+        RequirementNotMet,
+        SandboxError,
+        ToolDefinitionError,
+    )
     from sandbox.execution import ErrorCode, Execution, ToolCallRecord
-    from sandbox.host.admission import AdmissionTimeout
     from sandbox.host.aio import AsyncSandbox, AsyncSession
     from sandbox.host.health import SandboxHealth
-    from sandbox.host.requirements import RequirementNotMet
     from sandbox.host.sandbox import Sandbox
     from sandbox.host.session import Session
-    from sandbox.host.tools import ToolDefinitionError
-    from sandbox.host.workers import SandboxError
     from sandbox.output import Error, FinalResult, Observation, ScriptOutput, TransferToAgent
-    from sandbox.policy import Layers, Limits, Mount, PolicyError, SandboxPolicy
+    from sandbox.policy import Layers, Limits, Mount, SandboxPolicy
 
 _EXPORTS = {
-    "AdmissionTimeout": "host.admission",
+    "AdmissionTimeout": "errors",
     "AsyncSandbox": "host.aio",
     "AsyncSession": "host.aio",
     "ErrorCode": "execution",
@@ -45,11 +49,11 @@ _EXPORTS = {
     "Layers": "policy",
     "Limits": "policy",
     "Mount": "policy",
-    "PolicyError": "policy",
+    "PolicyError": "errors",
     "SandboxPolicy": "policy",
-    "SandboxError": "host.workers",
-    "RequirementNotMet": "host.requirements",
-    "ToolDefinitionError": "host.tools",
+    "SandboxError": "errors",
+    "RequirementNotMet": "errors",
+    "ToolDefinitionError": "errors",
 }
 
 # Silent unless the application configures logging (``codeact run -v`` does).

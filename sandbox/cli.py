@@ -11,10 +11,10 @@ import json
 import sys
 from pathlib import Path
 
+from sandbox.errors import PolicyError, SandboxError
 from sandbox.execution import Execution
 from sandbox.host.sandbox import Sandbox
-from sandbox.host.workers import SandboxError
-from sandbox.policy import PolicyError, SandboxPolicy
+from sandbox.policy import SandboxPolicy
 
 EXIT_OK, EXIT_USAGE, EXIT_SANDBOX = 0, 2, 3
 

@@ -123,11 +123,6 @@ class ModuleNameError(ValueError):
     """A module name or pattern a policy cannot allow."""
 
 
-def is_pattern(name: str) -> bool:
-    """``*`` or ``pkg.*``."""
-    return name == EVERYTHING or name.endswith(".*")
-
-
 def check_name(name: str) -> str:
     """The name, or ModuleNameError if it is neither a dotted name nor a pattern."""
     bare = name.removesuffix(".*") if name != EVERYTHING else ""

@@ -19,6 +19,7 @@ from typing import Any, ClassVar, Literal, Self
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from sandbox import module_rules
+from sandbox.errors import PolicyError
 from sandbox.host.requirements import REQUIRABLE
 from sandbox.module_rules import CURATED, EVERYTHING, ModuleNameError
 from sandbox.worker.language.guards import BUILTIN_NAMES
@@ -30,10 +31,6 @@ OS_LAYER_MECHANISMS: tuple[str, ...] = (
     *(m for m in REQUIRABLE if m != "write_staging"),
     "privileges",
 )
-
-
-class PolicyError(ValueError):
-    """A policy could not be loaded or built; the message names the field at fault."""
 
 
 #: The smallest ``memory_mb`` accepted. Measured on CPython 3.11: the default preset's

@@ -22,9 +22,9 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from sandbox.errors import PolicyError, SandboxError
 from sandbox.host.sandbox import Sandbox
-from sandbox.host.workers import SandboxError
-from sandbox.policy import Mount, PolicyError, SandboxPolicy
+from sandbox.policy import Mount, SandboxPolicy
 from sandbox.probe import (
     SUITES,
     CaseResult,

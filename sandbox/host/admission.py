@@ -14,18 +14,10 @@ import time
 
 from pydantic import BaseModel, ConfigDict
 
-from sandbox.host.workers import SandboxError
+from sandbox.errors import AdmissionCancelled, AdmissionTimeout, SandboxError
 
 #: The share of the machine's memory the default budget may promise to workers.
 _MEMORY_SHARE = 0.8
-
-
-class AdmissionTimeout(SandboxError):
-    """No session slot became free within the sandbox's admission timeout."""
-
-
-class AdmissionCancelled(SandboxError):
-    """The caller gave up waiting for a session slot."""
 
 
 class AdmissionFigures(BaseModel):

@@ -40,7 +40,7 @@ class Call(_Message):
     keywords: dict[str, JsonValue] = Field(default_factory=dict)
 
 
-class Done(_Message):
+class RunDone(_Message):
     """One run finished inside the worker."""
 
     op: Literal["done"]
@@ -62,8 +62,8 @@ class Crash(_Message):
 
 
 #: Every message a worker may send, one model per protocol frame.
-WORKER_MESSAGES = (Hello, Call, Done, Crash)
-WorkerMessage = Annotated[Hello | Call | Done | Crash, Field(discriminator="op")]
+WORKER_MESSAGES = (Hello, Call, RunDone, Crash)
+WorkerMessage = Annotated[Hello | Call | RunDone | Crash, Field(discriminator="op")]
 _ADAPTER: TypeAdapter[WorkerMessage] = TypeAdapter(WorkerMessage)
 
 

@@ -27,3 +27,20 @@ class SandboxHealth(BaseModel):
     )
     admission: AdmissionFigures | None = Field(description="None before the sandbox starts.")
     cgroup: str = Field(description="The sandbox's cgroup: 'active (...)' or 'degraded: why'.")
+
+    @classmethod
+    def stopped(cls) -> SandboxHealth:
+        """The figures of a sandbox not started yet."""
+        return cls(
+            running=False,
+            zygote_pid=None,
+            zygote_restarts=0,
+            last_restart_cause=None,
+            live_workers=0,
+            spares=0,
+            sessions_open=0,
+            sessions_served=0,
+            tool_threads_busy=0,
+            admission=None,
+            cgroup="off: the sandbox is not running",
+        )

@@ -7,15 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from sandbox.host.workers import SandboxError
+from sandbox.errors import RequirementNotMet
 from sandbox.worker.confine.namespaces import MECHANISMS
 
 #: The confinement report's mechanisms a policy may require.
 REQUIRABLE = (*MECHANISMS, "filesystem", "syscall_filter", "rlimits", "write_staging")
-
-
-class RequirementNotMet(SandboxError):
-    """A mechanism the policy requires is not active in this sandbox's workers."""
 
 
 def unmet(require: Iterable[str], confinement: Mapping[str, str]) -> dict[str, str]:

@@ -2,7 +2,8 @@
 
 ``Session.run`` sends a script, serves the worker's tool calls, enforces the wall-clock
 and hard CPU limits itself by killing the worker's process group, and returns an
-:class:`Execution` whatever happens.
+:class:`Execution` whatever happens. Its workers come from the
+:class:`~sandbox.host.supply.WorkerSupply` its sandbox handed it.
 """
 
 from __future__ import annotations
@@ -12,14 +13,16 @@ import select
 import threading
 import time
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Self
+from typing import Any, Self
 
+from sandbox.errors import SandboxError
 from sandbox.execution import ErrorCode, Execution, WrittenFile
 from sandbox.host.deaths import explain_death
-from sandbox.host.frames import Done, parse_worker_message
+from sandbox.host.frames import RunDone, parse_worker_message
+from sandbox.host.supply import WorkerSupply
 from sandbox.host.tool_flight import CallRefused, Flight
 from sandbox.host.tools import ToolSet
-from sandbox.host.workers import SandboxError, WorkerHandle
+from sandbox.host.workers import WorkerHandle
 from sandbox.host.writes.changed import WrittenFiles
 from sandbox.host.writes.staged import StagedWrites
 from sandbox.host.writes.usage import MountUsage
@@ -36,10 +39,6 @@ from sandbox.protocol import (
 )
 from sandbox.worker.tool_channel import in_flight_cap
 
-if TYPE_CHECKING:
-    from sandbox.host.admission import Admission
-    from sandbox.host.sandbox import Sandbox
-
 #: How often a waiting run checks the worker's CPU time.
 _POLL_S = 0.05
 #: How long a dead worker's exit notice is awaited (the zygote sends it at once).
@@ -50,46 +49,45 @@ class Session:
     """One worker's life: scripts run one after another and share their variables."""
 
     def __init__(
-        self, sandbox: Sandbox, tools: ToolSet, loop: asyncio.AbstractEventLoop | None
+        self, supply: WorkerSupply, tools: ToolSet, loop: asyncio.AbstractEventLoop | None
     ) -> None:
-        self._sandbox = sandbox
+        self._supply = supply
         self._tools = tools
         self._loop = loop
-        self._limits = sandbox.policy.limits
+        self._limits = supply.policy.limits
         self._worker: WorkerHandle | None = None
         self._worker_cpu = 0.0
         self._seq = 0
         # The mounts as the workers see them, resolved when the sandbox started.
-        mounts = sandbox.worker_config["mounts"]
+        mounts = supply.worker_config["mounts"]
         self._measured = MountUsage(mounts)
         self._written = WrittenFiles(mounts) if any(m["mode"] == "rw" for m in mounts) else None
         self._staged = (
             StagedWrites(mounts, self._measured.baseline)
-            if sandbox.worker_config.get("stage_writes")
+            if supply.worker_config.get("stage_writes")
             else None
         )
         self._writes: MountUsage | StagedWrites = self._measured
         self._overdrawn: str | None = None
         # With the language layer on, a script cannot reach the channel, so the worker is
         # idle in recv() after its answer; only plain-Python scripts need stopping.
-        self._pause_between_runs = not sandbox.policy.layers.language
+        self._pause_between_runs = not supply.policy.layers.language
         self._in_flight_cap = in_flight_cap({"tool_calls": self._limits.tool_calls})
-        self._tool_loop = lambda: self._loop or self._sandbox._async_loop()
+        self._tool_loop = lambda: self._loop or self._supply.async_loop()
         self.confinement: dict[str, str] = {}
         self._worker_lost = False
         self._closed = False
         self._run_lock = threading.Lock()
         self._own_abort = threading.Event()
         self._abort = self._own_abort
-        #: The admission slot this session holds (given back when it closes).
-        self._admission: Admission | None = None
         self._start_worker()
 
     def _start_worker(self) -> None:
         init = encode({"op": Op.INIT, "tools": self._tools.names})
         for _ in range(3):
-            worker, self._worker_cpu = self._sandbox._acquire()
-            self.confinement = self._sandbox._confinement
+            fresh = self._supply.acquire()
+            worker, self._worker_cpu = fresh.handle, fresh.process_cpu_s
+            self.confinement = fresh.confinement
             self._writes = self._measured
             if self._staged is not None and self.confinement["write_staging"].startswith("active"):
                 try:
@@ -113,7 +111,7 @@ class Session:
 
     def _release(self, worker: WorkerHandle) -> None:
         worker.close()
-        self._sandbox._release(worker)
+        self._supply.release(worker)
 
     @property
     def pid(self) -> int | None:
@@ -183,7 +181,7 @@ class Session:
         worker, self._worker = self._worker, None
         if worker is not None:
             self._release(worker)
-        self._sandbox._forget(self)
+        self._supply.leave(self)
 
     def __enter__(self) -> Self:
         return self
@@ -207,7 +205,7 @@ class Session:
             self._tools,
             limits,
             self._in_flight_cap,
-            self._sandbox._threads,
+            self._supply.tool_threads,
             self._tool_loop,
             self._abort,
         )
@@ -276,7 +274,7 @@ class Session:
 
     def _finished(
         self,
-        message: Done,
+        message: RunDone,
         frame_size: int,
         started: float,
         flight: Flight,
@@ -332,14 +330,13 @@ class Session:
             self._overdrawn = overdrawn
         return overdrawn
 
-    def _retire(self, worker: WorkerHandle, *, release: bool = True) -> int:
-        peak = worker.memory_bytes() or 0
+    def _retire(self, worker: WorkerHandle, *, release: bool = True) -> None:
+        """Kill ``worker`` for good; the session's next run starts in a fresh one."""
         worker.close()
         if release:
-            self._sandbox._release(worker)
+            self._supply.release(worker)
         self._worker = None
         self._worker_lost = True
-        return peak
 
     def _killed(
         self,
@@ -350,7 +347,8 @@ class Session:
         message: str | None = None,
     ) -> Execution:
         cpu = worker.cpu_seconds() or 0.0
-        peak = self._retire(worker)
+        peak = worker.memory_bytes() or 0  # read while /proc still has it
+        self._retire(worker)
         records, tool_time = flight.close(), flight.tool_time
         message = message or explain(code.value, self._limits.model_dump())
         files: list[WrittenFile] = []
@@ -382,16 +380,17 @@ class Session:
     ) -> Execution:
         killed_by_host = worker.killed_by_host
         records, tool_time = flight.close(), flight.tool_time
-        peak = self._retire(worker, release=False)
+        peak = worker.memory_bytes() or 0
+        self._retire(worker, release=False)
         self._check_writes()
         origin = worker.origin
         status = origin.exit_status(worker.pid, _EXIT_NOTICE_S) if origin else None
         zygote_cause = None
         if origin is not None and not origin.alive:
             zygote_cause = origin.death_cause()
-        self._sandbox._release(worker)
+        self._supply.release(worker)
         if zygote_cause is not None:
-            self._sandbox._supervisor_check()
+            self._supply.check_zygote()
         death = explain_death(
             status,
             killed_by_host=killed_by_host,

@@ -14,16 +14,9 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from sandbox.errors import SandboxError, ZygoteFailure
 from sandbox.host.frames import Hello, parse_worker_message
-from sandbox.host.workers import (
-    READY_TIMEOUT_S,
-    SandboxError,
-    WorkerHandle,
-    WorkerPool,
-    Zygote,
-    ZygoteFailure,
-    process_state,
-)
+from sandbox.host.workers import READY_TIMEOUT_S, WorkerHandle, WorkerPool, Zygote, process_state
 from sandbox.protocol import ChannelClosed, FrameTooLarge
 
 #: Attempts to get a live worker, restarting the zygote in between when it failed.

@@ -21,6 +21,7 @@ from typing import Any
 import pydantic
 import pydantic_core
 
+from sandbox.errors import ToolDefinitionError
 from sandbox.execution import ToolCallRecord
 from sandbox.host.tool_threads import ToolBudgetExhausted, ToolThreads
 from sandbox.protocol import Op, ResultFrame, ToolFailure, ToolValue, name_refusal
@@ -101,10 +102,6 @@ def _check_size(name: str, result: Any, max_result_bytes: int) -> None:
         ) from None
     if size > max_result_bytes:
         raise ValueError(f"{name}() returned {size} bytes of JSON; the limit is {max_result_bytes}")
-
-
-class ToolDefinitionError(ValueError):
-    """A host callable cannot be offered as a tool; the message says why."""
 
 
 @dataclass(frozen=True)

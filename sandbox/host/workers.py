@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import sandbox
+from sandbox.errors import SandboxError, ZygoteFailure
 from sandbox.protocol import (
     ExitedNotice,
     FailedNotice,
@@ -48,14 +49,6 @@ READY_TIMEOUT_S = 30.0
 _BOOT = (
     "import sys; sys.path.insert(0, {root!r}); from sandbox.worker.zygote import main; main({fd})"
 )
-
-
-class SandboxError(RuntimeError):
-    """The sandbox machinery itself failed (not the script)."""
-
-
-class ZygoteFailure(SandboxError):
-    """The zygote died or stopped answering; the sandbox replaces it."""
 
 
 def package_root() -> str:
@@ -166,7 +159,6 @@ class Zygote:
         start_timeout_s: float = READY_TIMEOUT_S,
         before_start: Callable[[int], None] | None = None,
     ) -> None:
-        self._config = worker_config
         self._max_frame = host_frame_cap(worker_config["limits"])
         host_end, zygote_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         root = package_root()

@@ -9,6 +9,7 @@ attack success rate.
 
 from __future__ import annotations
 
+from sandbox.errors import ProbeRefused
 from sandbox.probe.results import (
     CaseResult,
     CategoryRow,
@@ -17,7 +18,6 @@ from sandbox.probe.results import (
     render_table,
     summarize,
 )
-from sandbox.probe.safety import ProbeRefused
 from sandbox.probe.suite import SUITES, run_suite
 
 __all__ = [

@@ -23,6 +23,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from sandbox.errors import CorpusError
+
 CATEGORIES = (
     "imports",
     "module-walk",
@@ -52,10 +54,6 @@ CATEGORIES = (
     "data",
 )
 _REQUIRED = ("id", "category", "technique", "success", "expected")
-
-
-class CorpusError(ValueError):
-    """A corpus file is malformed; the message names the file."""
 
 
 class AttackCase(BaseModel):

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 import sandbox.probe.census as census
 import sandbox.probe.procinfo as procinfo
+from sandbox.errors import SandboxError
 from sandbox.execution import Execution
-from sandbox.host.workers import SandboxError
 from sandbox.policy import SandboxPolicy
 from sandbox.probe.arena import CaseArena, SuiteArena
 from sandbox.probe.corpus import AttackCase

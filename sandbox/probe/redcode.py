@@ -21,8 +21,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import sandbox.probe.census as census
+from sandbox.errors import SandboxError
 from sandbox.execution import Execution
-from sandbox.host.workers import SandboxError
 from sandbox.policy import SandboxPolicy
 from sandbox.probe.holder import SandboxHolder
 from sandbox.probe.listeners import HttpRecorder

@@ -8,15 +8,12 @@ layer off nothing but the OS layer stands between them and the machine.
 
 from __future__ import annotations
 
+from sandbox.errors import ProbeRefused
 from sandbox.host.sandbox import Sandbox
 from sandbox.policy import SandboxPolicy
 
 #: Mechanisms that must be active before a plain-Python attack may run.
 REQUIRED_WITHOUT_LANGUAGE = ("filesystem", "syscall_filter", "privileges")
-
-
-class ProbeRefused(RuntimeError):
-    """The probe will not run under this policy on this machine; the message says why."""
 
 
 def check_policy(policy: SandboxPolicy) -> None:

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from sandbox import AsyncSandbox, FinalResult, Sandbox, SandboxPolicy
-from sandbox.host.admission import AdmissionTimeout, budget, machine_memory_mb
+from sandbox.errors import AdmissionTimeout, SandboxError
+from sandbox.host.admission import budget, machine_memory_mb
 from sandbox.host.cgroup import SandboxCgroup
-from sandbox.host.workers import SandboxError
 
 POLICY = SandboxPolicy.preset("default")
 

@@ -117,7 +117,10 @@ def test_close_after_a_zygote_restart_leaves_nothing() -> None:
 
 @pytest.mark.timeout(60)
 def test_a_sync_sandbox_closes_its_event_loop() -> None:
+    loops: list[asyncio.AbstractEventLoop] = []
+
     async def async_tool() -> str:
+        loops.append(asyncio.get_running_loop())  # the loop the sandbox keeps for it
         return "async"
 
     me = psutil.Process()
@@ -125,7 +128,7 @@ def test_a_sync_sandbox_closes_its_event_loop() -> None:
     def one_sandbox() -> None:
         with Sandbox(POLICY, spares=0) as sb, sb.session(tools={"t": async_tool}) as s:
             assert s.run("final_result(t())").output == FinalResult(value="async")
-            loop = sb._async_loop()
+            loop = loops.pop()
         assert loop.is_closed()
 
     one_sandbox()  # imports and caches warmed up

@@ -29,8 +29,8 @@ from sandbox import protocol as p
 from sandbox.host.frames import (
     WORKER_MESSAGES,
     Call,
-    Done,
     Hello,
+    RunDone,
     WorkerMessage,
     parse_worker_message,
 )
@@ -185,13 +185,13 @@ def test_the_worker_replaces_a_lone_surrogate_in_what_the_script_produced() -> N
     output = json.dumps({"type": "final_result", "value": "r\ud800"}, ensure_ascii=False)
     done: p.DoneFrame = {"op": p.Op.DONE, "output": output, "stdout": "p\udcff", "seq": 4}
     message = parse_worker_message(read_back(p.encode_done(done)))
-    assert isinstance(message, Done)
+    assert isinstance(message, RunDone)
     assert message.output == {"type": "final_result", "value": "r?"}
     assert (message.stdout, message.seq) == ("p?", 4)
     # The same when the output is an object (the runtime could not encode it).
     done["output"] = {"type": "error", "message": "m\udcff"}
     message = parse_worker_message(p.encode_done(done)[4:])
-    assert isinstance(message, Done) and message.output == {"type": "error", "message": "m?"}
+    assert isinstance(message, RunDone) and message.output == {"type": "error", "message": "m?"}
     crash: p.CrashFrame = {"op": p.Op.CRASH, "message": "boom \ud800"}
     assert json.loads(p.encode(crash, replace=True)[4:])["message"] == "boom ?"
 
@@ -258,7 +258,7 @@ def test_the_wire_error_codes_are_the_public_error_codes() -> None:
     assert {code.value for code in ErrorCode} == p.ERROR_CODES
     constants = {value for name, value in vars(p.Code).items() if name.isupper()}
     assert constants == p.ERROR_CODES
-    assert typing.get_type_hints(Done)["error_code"] == ErrorCode | None
+    assert typing.get_type_hints(RunDone)["error_code"] == ErrorCode | None
 
 
 def test_no_error_code_is_spelled_in_the_worker() -> None:

@@ -57,7 +57,7 @@ def test_copies_too_big_for_the_memory_limit_are_not_made_and_say_why(out: Path)
     probe = Sandbox(staged_policy(out, 0)).start()
     try:
         active(probe)
-        supervisor = probe._supervisor
+        supervisor = probe._supply._supervisor if probe._supply is not None else None
         floor = supervisor.zygote.vm_size if supervisor is not None else 0
     finally:
         probe.close()

@@ -350,6 +350,11 @@ def _loop_tasks(loop: asyncio.AbstractEventLoop) -> int:
     return asyncio.run_coroutine_threadsafe(count(), loop).result(5)
 
 
+def _busy(sandbox: Sandbox) -> int:
+    """Tool threads running a call now (hung ones included)."""
+    return sandbox.health().tool_threads_busy
+
+
 def test_cancelling_a_run_with_calls_in_flight_leaks_nothing(sandbox: Sandbox) -> None:
     started = threading.Semaphore(0)
     release = threading.Event()
@@ -359,7 +364,10 @@ def test_cancelling_a_run_with_calls_in_flight_leaks_nothing(sandbox: Sandbox) -
         release.wait(30)
         return i
 
+    loops: list[asyncio.AbstractEventLoop] = []
+
     async def async_tool(i: int) -> int:
+        loops.append(asyncio.get_running_loop())  # the loop the sandbox keeps for it
         started.release()
         await asyncio.sleep(30)
         return i
@@ -371,7 +379,6 @@ def test_cancelling_a_run_with_calls_in_flight_leaks_nothing(sandbox: Sandbox) -
     asyncio.run(main())
     """
     tools: dict[str, Callable[..., Any]] = {"sync_tool": sync_tool, "async_tool": async_tool}
-    threads = sandbox._threads()
     try:
         with sandbox.session(tools) as session:
 
@@ -394,13 +401,13 @@ def test_cancelling_a_run_with_calls_in_flight_leaks_nothing(sandbox: Sandbox) -
                 r.error is not None and r.error.startswith("CancelledError")
                 for r in execution.tool_calls
             )
-            assert _loop_tasks(sandbox._async_loop()) == 0  # the async call's task is gone
-            assert threads.busy() == 2  # held by the two sync calls, until they return
+            assert _loop_tasks(loops[0]) == 0  # the async call's task is gone
+            assert _busy(sandbox) == 2  # held by the two sync calls, until they return
             release.set()
             deadline = time.monotonic() + MEET_S
-            while threads.busy() and time.monotonic() < deadline:
+            while _busy(sandbox) and time.monotonic() < deadline:
                 time.sleep(0.02)
-            assert threads.busy() == 0
+            assert _busy(sandbox) == 0
             assert session.run("final_result(sync_tool(7))").output.value == 7  # type: ignore[union-attr]
     finally:
         release.set()
@@ -475,7 +482,6 @@ def test_a_forged_done_with_calls_in_flight_abandons_them(plain: Sandbox) -> Non
         return x
 
     done = {"op": "done", "output": {"type": "final_result", "value": "forged"}, "seq": 1}
-    threads = plain._threads()
     try:
         with plain.session({"tool": tool}) as session:
             execution = session.run(FORGE.format(frames=[call(1), call(2), 2.0, done]))
@@ -483,12 +489,12 @@ def test_a_forged_done_with_calls_in_flight_abandons_them(plain: Sandbox) -> Non
             assert [r.error for r in execution.tool_calls] == [
                 "CancelledError: tool() was abandoned: the run ended while it was in flight"
             ] * 2
-            assert threads.busy() == 2  # the two calls still hold their threads
+            assert _busy(plain) == 2  # the two calls still hold their threads
             release.set()
             deadline = time.monotonic() + MEET_S
-            while threads.busy() and time.monotonic() < deadline:
+            while _busy(plain) and time.monotonic() < deadline:
                 time.sleep(0.02)
-            assert threads.busy() == 0
+            assert _busy(plain) == 0
     finally:
         release.set()
 
@@ -505,11 +511,10 @@ def test_too_many_calls_in_flight_are_refused(plain: Sandbox) -> None:
     assert execution.error_code == "tool_call_limit"
     assert f"at most {MAX_IN_FLIGHT} may be" in execution.output.message  # type: ignore[union-attr]
     assert len(execution.tool_calls) == MAX_IN_FLIGHT
-    threads = plain._threads()
     deadline = time.monotonic() + MEET_S
-    while threads.busy() and time.monotonic() < deadline:
+    while _busy(plain) and time.monotonic() < deadline:
         time.sleep(0.02)
-    assert threads.busy() == 0
+    assert _busy(plain) == 0
 
 
 def test_forged_calls_beyond_the_budget_end_the_run() -> None:

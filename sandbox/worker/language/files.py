@@ -86,11 +86,6 @@ class Mounts:
             raise OSError(f"write quota of {mount['max_bytes']} bytes exceeded under {key}")
         self._written[key] += size
 
-    def to_sandbox(self, host: str, mount: dict[str, Any]) -> str:
-        """The sandbox path of a host path inside ``mount``."""
-        rel = os.path.relpath(host, os.path.realpath(mount["host_path"]))
-        return mount["sandbox_path"] if rel == "." else posixpath.join(mount["sandbox_path"], rel)
-
 
 class SandboxFile:
     """A file opened by a script: reading, writing, iteration, ``with``; nothing else."""
