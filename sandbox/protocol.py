@@ -354,6 +354,17 @@ def host_frame_cap(limits: dict[str, Any]) -> int:
     return int(limits["result_bytes"]) * 2 + (1 << 20)
 
 
+#: Calls in flight at once, whatever the policy allows per run: each sync one holds a
+#: host thread for its duration (the sandbox's ``tool_threads`` budget is shared by
+#: every session).
+MAX_IN_FLIGHT = 16
+
+
+def in_flight_cap(limits: dict[str, Any]) -> int:
+    """How many tool calls of one run may be in flight at once (both ends agree)."""
+    return max(1, min(int(limits["tool_calls"]), MAX_IN_FLIGHT))
+
+
 def check_text(text: str) -> str | None:
     """None if ``text`` can be sent, else why not."""
     try:

@@ -35,9 +35,9 @@ from sandbox.protocol import (
     check_text,
     encode,
     encode_run,
+    in_flight_cap,
     send_by,
 )
-from sandbox.worker.tool_channel import in_flight_cap
 
 #: How often a waiting run checks the worker's CPU time.
 _POLL_S = 0.05

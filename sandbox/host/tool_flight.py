@@ -6,7 +6,7 @@ A plain call is answered before the next frame is read, as ever; a call marked
 ``concurrent`` (made inside the script's event loop) starts a task on the event loop
 (async tools there, sync ones on the sandbox's tool threads, within their budgets),
 and its reply goes out as soon as it finishes, bearing its id. At most
-:func:`~sandbox.worker.tool_channel.in_flight_cap` calls may be in flight; one more ends
+:func:`~sandbox.protocol.in_flight_cap` calls may be in flight; one more ends
 the run with ``tool_call_limit``, as does a call beyond the policy's ``tool_calls``.
 
 When the run ends with calls still in flight (killed, timed out, crashed), they are

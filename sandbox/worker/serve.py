@@ -29,6 +29,7 @@ from sandbox.protocol import (
     encode,
     encode_done,
     host_frame_cap,
+    in_flight_cap,
 )
 from sandbox.worker.confine.steps import confine
 from sandbox.worker.language import audit
@@ -36,7 +37,7 @@ from sandbox.worker.language.files import Mounts, make_open
 from sandbox.worker.language.module_proxy import ModuleTable, make_import
 from sandbox.worker.language.modules import ModuleProxy, reseed_random
 from sandbox.worker.runtime import ScriptRuntime, install_cpu_handlers
-from sandbox.worker.tool_channel import ToolChannel, in_flight_cap
+from sandbox.worker.tool_channel import ToolChannel
 
 #: Recursion frames reserved for the sandbox's own code below the script.
 RECURSION_MARGIN = 40

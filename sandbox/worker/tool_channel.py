@@ -7,7 +7,7 @@ awaitable with the reply bearing its id, in whatever order the host answers. A p
 call outside the loop waits for its own reply, as a function call does.
 
 Ids count up from 1 in each run, in the order the script made the calls; the host
-refuses any other id. At most :func:`in_flight_cap` calls are in flight at once;
+refuses any other id. At most :func:`~sandbox.protocol.in_flight_cap` calls are in flight at once;
 calls beyond it wait in the worker, in order, for a slot. Before a run's ``done`` is
 sent, every call still in flight is answered and its reply dropped (a task the script
 cancelled, a loop that ended first), so replies never cross into the next run.
@@ -24,20 +24,11 @@ import signal
 import socket
 from collections import deque
 from collections.abc import Callable, Iterator
-from typing import Any, cast
+from typing import cast
 
 from sandbox.protocol import CallFrame, ChannelClosed, FrameReader, Op, ResultFrame
 
-#: Calls in flight at once, whatever the policy allows per run: each sync one holds a
-#: host thread for its duration (the sandbox's ``tool_threads`` budget is shared by
-#: every session).
-MAX_IN_FLIGHT = 16
 _CPU_SIGNALS = {signal.SIGPROF, signal.SIGXCPU}
-
-
-def in_flight_cap(limits: dict[str, Any]) -> int:
-    """How many tool calls of one run may be in flight at once (both ends agree)."""
-    return max(1, min(int(limits["tool_calls"]), MAX_IN_FLIGHT))
 
 
 @contextlib.contextmanager

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from sandbox import AsyncSandbox, Sandbox, SandboxPolicy
-from sandbox.worker.tool_channel import MAX_IN_FLIGHT
+from sandbox.protocol import MAX_IN_FLIGHT
 
 pytestmark = pytest.mark.timeout(120)
 
