@@ -18,8 +18,8 @@ from typing import Any
 import pydantic
 import pydantic_core
 
-from sandbox.host.tools import ToolSet, _describe_validation, _validated
-from sandbox.host.tools import _describe as describe
+from sandbox.host.tool_failures import describe, describe_validation
+from sandbox.host.tools import ToolSet, _validated
 
 
 def reply_failed(kind: str, message: str) -> dict[str, Any]:
@@ -58,7 +58,7 @@ class CallerTools:
                     f"{name}() returned a {type(value).__name__}, which is not JSON-serializable"
                 ) from None
         except pydantic.ValidationError as exc:
-            return reply_failed("TypeError", _describe_validation(name, exc))
+            return reply_failed("TypeError", describe_validation(name, exc))
         except asyncio.CancelledError:
             raise
         except BaseException as exc:

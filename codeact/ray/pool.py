@@ -31,8 +31,8 @@ from sandbox import (
     SandboxHealth,
     SandboxPolicy,
 )
+from sandbox.host.tool_failures import describe
 from sandbox.host.tools import ToolGate
-from sandbox.host.tools import _describe as describe
 
 
 class RaySandboxPool(AsyncSandbox):

@@ -23,35 +23,18 @@ import pydantic_core
 
 from sandbox.errors import ToolDefinitionError
 from sandbox.execution import ToolCallRecord
+from sandbox.host.tool_failures import (
+    ToolFailed,
+    contained,
+    describe,
+    describe_validation,
+    run_contained,
+)
 from sandbox.host.tool_threads import ToolBudgetExhausted, ToolThreads
 from sandbox.protocol import Op, ResultFrame, ToolFailure, ToolValue, name_refusal
 
 #: How often a wait for a tool looks whether its run was cancelled.
 _ABORT_POLL_S = 0.05
-
-
-class _ToolFailed(Exception):
-    """A tool's failure already described (its type name and message)."""
-
-    def __init__(self, kind: str, text: str) -> None:
-        super().__init__(text)
-        self.kind = kind
-        self.text = text
-
-
-def _describe(exc: BaseException) -> str:
-    """An exception's message, whatever its ``__str__`` does (it may raise)."""
-    try:
-        if isinstance(exc, KeyError) and exc.args:
-            # KeyError's str() quotes its key; the worker re-raises it, quoting once more.
-            return str(exc.args[0])
-        return str(exc)
-    except Exception:
-        pass
-    try:
-        return f"(its message could not be shown) {exc.args!r}"[:4000]
-    except Exception:
-        return "(its message could not be shown)"
 
 
 def _settled(
@@ -68,28 +51,6 @@ def _settled(
                 return False
         concurrent.futures.wait([future], wait)
     return True
-
-
-async def _contained(call: Coroutine[Any, Any, Any]) -> Any:
-    """Await an async tool (or the gate); its SystemExit or KeyboardInterrupt would
-    otherwise escape the event loop and stop it (and every async tool with it)."""
-    try:
-        return await call
-    except (Exception, asyncio.CancelledError):
-        raise
-    except BaseException as exc:
-        raise _ToolFailed(type(exc).__name__, _describe(exc)) from None
-
-
-def _run_contained(fn: Callable[..., Any], args: list[Any], kwargs: dict[str, Any]) -> Any:
-    """Call a sync tool in its thread; its SystemExit or KeyboardInterrupt is its failure
-    (raised through the event loop, it would stop the loop)."""
-    try:
-        return fn(*args, **kwargs)
-    except Exception:
-        raise
-    except BaseException as exc:
-        raise _ToolFailed(type(exc).__name__, _describe(exc)) from None
 
 
 def _check_size(name: str, result: Any, max_result_bytes: int) -> None:
@@ -124,15 +85,6 @@ def _validated(fn: Callable[..., Any]) -> Callable[..., Any]:
         return pydantic.validate_call(config=config)(fn)
     except (pydantic.PydanticSchemaGenerationError, pydantic.PydanticUserError, TypeError):
         return fn
-
-
-def _describe_validation(name: str, exc: pydantic.ValidationError) -> str:
-    parts = []
-    for err in exc.errors(include_url=False):
-        where = ".".join(str(p) for p in err["loc"] if p != "args") or "arguments"
-        got = repr(err.get("input"))[:80]
-        parts.append(f"{where}: {err['msg']} (got {got})")
-    return f"{name}(): invalid arguments: " + "; ".join(parts)
 
 
 class ToolSet:
@@ -220,12 +172,12 @@ class ToolSet:
                 started = time.perf_counter()
             try:
                 value = self._call(name, fn, args, kwargs, timeout_s, threads, loop, abort)
-            except (Exception, _ToolFailed):
+            except (Exception, ToolFailed):
                 raise
             except BaseException as exc:
                 # SystemExit, KeyboardInterrupt, GeneratorExit... raised by the tool are
                 # the tool's failure, not a reason for the host to stop.
-                raise _ToolFailed(type(exc).__name__, _describe(exc)) from None
+                raise ToolFailed(type(exc).__name__, describe(exc)) from None
         except Exception as exc:
             failure = exc
         return self._conclude(name, arguments, (entered, started), value, failure, max_result_bytes)
@@ -253,7 +205,7 @@ class ToolSet:
             if fn is None:
                 raise NameError(f"no tool named {name!r}")
             if self._gate is not None:
-                refusal = await _contained(self._gate(name, arguments))
+                refusal = await contained(self._gate(name, arguments))
                 if refusal is not None:
                     raise PermissionError(f"{name}() was not approved: {refusal}")
                 started = time.perf_counter()
@@ -262,7 +214,7 @@ class ToolSet:
             task = asyncio.current_task()
             if task is not None and task.cancelling():
                 raise  # abandoned by the host
-            failure = _ToolFailed("CancelledError", f"{name}() was cancelled")
+            failure = ToolFailed("CancelledError", f"{name}() was cancelled")
         except Exception as exc:
             failure = exc
         return self._conclude(name, arguments, (entered, started), value, failure, max_result_bytes)
@@ -278,10 +230,10 @@ class ToolSet:
     ) -> Any:
         if self._is_async[name]:
             try:
-                return await asyncio.wait_for(_contained(fn(*args, **kwargs)), timeout_s)
+                return await asyncio.wait_for(contained(fn(*args, **kwargs)), timeout_s)
             except TimeoutError:
                 raise TimeoutError(f"{name}() did not finish within {timeout_s:g} s") from None
-        future = self._submit(name, lambda: _run_contained(fn, args, kwargs), threads)
+        future = self._submit(name, lambda: run_contained(fn, args, kwargs), threads)
         try:
             return await asyncio.wait_for(asyncio.wrap_future(future), timeout_s)
         except (TimeoutError, asyncio.CancelledError) as exc:
@@ -320,13 +272,13 @@ class ToolSet:
             _check_size(name, result, max_result_bytes)
         except pydantic.ValidationError as exc:
             return self._failure(
-                name, arguments, started, entered, "TypeError", _describe_validation(name, exc)
+                name, arguments, started, entered, "TypeError", describe_validation(name, exc)
             )
-        except _ToolFailed as exc:
+        except ToolFailed as exc:
             return self._failure(name, arguments, started, entered, exc.kind, exc.text)
         except Exception as exc:
             return self._failure(
-                name, arguments, started, entered, type(exc).__name__, _describe(exc)
+                name, arguments, started, entered, type(exc).__name__, describe(exc)
             )
         record = ToolCallRecord(
             name=name,
@@ -350,11 +302,11 @@ class ToolSet:
         assert self._gate is not None
         if loop is None:
             raise RuntimeError("a tool gate needs an event loop")
-        gate = _contained(self._gate(name, arguments))
+        gate = contained(self._gate(name, arguments))
         decision = asyncio.run_coroutine_threadsafe(gate, loop)
         if not _settled(decision, None, abort):
             decision.cancel()  # the run was cancelled while a person decided
-            raise _ToolFailed("CancelledError", f"{name}(): the run was cancelled")
+            raise ToolFailed("CancelledError", f"{name}(): the run was cancelled")
         refusal = decision.result()
         if refusal is not None:
             raise PermissionError(f"{name}() was not approved: {refusal}")
@@ -374,7 +326,7 @@ class ToolSet:
             if loop is None:
                 raise RuntimeError("async tools need an event loop")
             future: concurrent.futures.Future[Any] = asyncio.run_coroutine_threadsafe(
-                _contained(fn(*args, **kwargs)), loop
+                contained(fn(*args, **kwargs)), loop
             )
         elif timeout_s is None:
             # Nothing to time out: call it here and spare the thread hop (about 0.1 ms
@@ -387,7 +339,7 @@ class ToolSet:
             return future.result()
         self._let_go(future)
         if abort is not None and abort.is_set():
-            raise _ToolFailed("CancelledError", f"{name}() was abandoned: the run was cancelled")
+            raise ToolFailed("CancelledError", f"{name}() was abandoned: the run was cancelled")
         raise TimeoutError(f"{name}() did not finish within {timeout_s:g} s")
 
     def _submit(
@@ -399,7 +351,7 @@ class ToolSet:
         try:
             return threads.submit(call, hung_in_session=hung)
         except ToolBudgetExhausted as exc:
-            raise _ToolFailed("RuntimeError", f"{name}(): {exc}") from None
+            raise ToolFailed("RuntimeError", f"{name}(): {exc}") from None
 
     def _let_go(self, future: concurrent.futures.Future[Any]) -> None:
         """Stop waiting for a sync call; one still running in its thread (which it holds
