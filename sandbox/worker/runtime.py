@@ -18,7 +18,7 @@ import signal
 import time
 from collections.abc import Callable
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from sandbox.limits_text import explain
 from sandbox.protocol import (
@@ -29,10 +29,9 @@ from sandbox.protocol import (
     ErrorCodeName,
     Op,
     ResultFrame,
-    ToolFailure,
     name_refusal,
 )
-from sandbox.worker.language.callables import builtin, renamed
+from sandbox.worker.language.callables import builtin
 from sandbox.worker.language.compiler import (
     GETATTR,
     LAST_EXPR,
@@ -43,7 +42,7 @@ from sandbox.worker.language.compiler import (
     compile_plain,
     compile_script,
 )
-from sandbox.worker.language.control import LimitExceeded, PolicyRefusal, ScriptExit, ToolError
+from sandbox.worker.language.control import LimitExceeded, PolicyRefusal, ScriptExit
 from sandbox.worker.language.evaluate import Evaluator
 from sandbox.worker.language.guards import (
     SCRIPT_MODULE,
@@ -55,15 +54,10 @@ from sandbox.worker.language.guards import (
     reraise_control,
 )
 from sandbox.worker.language.jsonsafe import NotJsonable, to_json
-from sandbox.worker.language.script_asyncio import (
-    attach_channel,
-    in_script_loop,
-    reply_of,
-    resolved,
-    run_top_level,
-)
+from sandbox.worker.language.script_asyncio import attach_channel, run_top_level
 from sandbox.worker.language.sysproxy import bind as bind_streams
 from sandbox.worker.language.sysproxy import emit, reset_redirects, swapped_streams
+from sandbox.worker.tool_stubs import tool_stub
 
 if TYPE_CHECKING:
     from sandbox.worker.tool_channel import ToolChannel
@@ -71,12 +65,6 @@ if TYPE_CHECKING:
 MAX_MESSAGE_CHARS = 4000
 #: After the CPU limit, the script is interrupted again this often until it ends.
 CPU_REPEAT_S = 0.05
-
-_TOOL_EXCEPTIONS = {
-    name: value
-    for name, value in vars(builtins).items()
-    if isinstance(value, type) and issubclass(value, Exception) and not name.startswith("_")
-}
 
 
 def shorten(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
@@ -173,7 +161,9 @@ class ScriptRuntime:
             problem = name_refusal("tool", name)
             if problem is not None:
                 raise ValueError(problem)  # the host refuses these first
-            self.globals[name] = self._tool_stub(name)
+            self.globals[name] = tool_stub(
+                name, self._admit_tool_call, self._call_host, self._channel
+            )
 
     # -- helpers the script calls --------------------------------------------------
     def _finish(self, output: dict[str, Any]) -> None:
@@ -235,31 +225,13 @@ class ScriptRuntime:
         """The exception that stops the script at the limit ``code``."""
         return LimitExceeded(code, explain(code, self.limits))
 
-    def _tool_stub(self, name: str) -> Callable[..., Any]:
-        def tool(*args: Any, **kwargs: Any) -> Any:
-            if self._output is not None:
-                raise ScriptExit()
-            self._tool_calls += 1
-            if self._tool_calls > self.limits["tool_calls"]:
-                raise self._limit(Code.TOOL_CALL_LIMIT)
-            try:
-                request: CallFrame = {
-                    "op": Op.CALL,
-                    "id": 0,  # numbered by the tool channel as it sends the call
-                    "name": name,
-                    "args": to_json(list(args)),
-                    "keywords": to_json(kwargs),
-                }
-            except NotJsonable as exc:
-                raise TypeError(f"{name}(): arguments must be JSON values: {exc}") from None
-            # Inside the script's event loop a tool call is awaited (``await t()``).
-            if in_script_loop():
-                if self._channel is not None:
-                    return reply_of(self._channel.start(request), _reply_value)
-                return resolved(_reply_value(self._call_host(request)))
-            return _reply_value(self._call_host(request))
-
-        return renamed(tool, name)
+    def _admit_tool_call(self) -> None:
+        """Count one more tool call; raise if the run has ended or is at its limit."""
+        if self._output is not None:
+            raise ScriptExit()
+        self._tool_calls += 1
+        if self._tool_calls > self.limits["tool_calls"]:
+            raise self._limit(Code.TOOL_CALL_LIMIT)
 
     # -- running a script ----------------------------------------------------------
     def on_cpu_signal(self, signum: int, frame: Any) -> None:
@@ -418,19 +390,6 @@ def install_cpu_handlers(runtime: ScriptRuntime) -> None:
     """Route the CPU-limit signals to ``runtime``."""
     signal.signal(signal.SIGPROF, runtime.on_cpu_signal)
     signal.signal(signal.SIGXCPU, runtime.on_cpu_signal)
-
-
-def _reply_value(reply: ResultFrame) -> Any:
-    """A tool's value, or its failure raised as the script should see it."""
-    if reply.get("ok"):
-        return reply.get("value")
-    failure = cast(ToolFailure, reply)
-    error_type = str(failure.get("error_type"))
-    message = str(failure.get("message", "tool failed"))
-    builtin = _TOOL_EXCEPTIONS.get(error_type)
-    if builtin is not None:
-        raise builtin(message)
-    raise ToolError(f"{error_type}: {message}")
 
 
 def _identity(value: Any) -> Any:
