@@ -17,7 +17,6 @@ import resource
 import signal
 import time
 from collections.abc import Callable
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from sandbox.limits_text import explain
@@ -58,21 +57,13 @@ from sandbox.worker.language.script_asyncio import attach_channel, run_top_level
 from sandbox.worker.language.sysproxy import bind as bind_streams
 from sandbox.worker.language.sysproxy import emit, reset_redirects, swapped_streams
 from sandbox.worker.tool_stubs import tool_stub
+from sandbox.worker.tracebacks import script_traceback
 
 if TYPE_CHECKING:
     from sandbox.worker.tool_channel import ToolChannel
 
-MAX_MESSAGE_CHARS = 4000
 #: After the CPU limit, the script is interrupted again this often until it ends.
 CPU_REPEAT_S = 0.05
-
-
-def shorten(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
-    """Cut ``text`` in the middle so that both its start and its end survive."""
-    if len(text) <= limit:
-        return text
-    half = (limit - 40) // 2
-    return f"{text[:half]}\n... [{len(text) - 2 * half} characters cut] ...\n{text[-half:]}"
 
 
 class ScriptRuntime:
@@ -361,26 +352,7 @@ class ScriptRuntime:
 
     def format_exception(self, exc: BaseException) -> str:
         """A traceback that shows only the script's own lines."""
-        lines = ["Traceback (most recent call last):"]
-        tb: TracebackType | None = exc.__traceback__
-        while tb is not None:
-            code = tb.tb_frame.f_code
-            source = self._sources.get(code.co_filename)
-            if source is not None:
-                where = "<module>" if code.co_name == "<module>" else code.co_name
-                lines.append(f'  File "{code.co_filename}", line {tb.tb_lineno}, in {where}')
-                if 0 < tb.tb_lineno <= len(source):
-                    lines.append("    " + source[tb.tb_lineno - 1].strip())
-            tb = tb.tb_next
-        try:
-            message = str(exc)
-        except BaseException:  # a script's own __str__ may fail in any way
-            message = "<exception message could not be rendered>"
-        name = type(exc).__name__
-        lines.append(shorten(f"{name}: {message}" if message else name))
-        if len(lines) > 60:
-            lines = [*lines[:20], f"  ... {len(lines) - 41} lines cut ...", *lines[-21:]]
-        return "\n".join(lines)
+        return script_traceback(exc, self._sources)
 
 
 _RUN_CODE = ScriptRuntime.run.__code__
