@@ -19,6 +19,7 @@ from sandbox.errors import SandboxError
 from sandbox.execution import ErrorCode, Execution, WrittenFile
 from sandbox.host.deaths import explain_death
 from sandbox.host.frames import RunDone, parse_worker_message
+from sandbox.host.run_limits import capped_answer, refuse_source
 from sandbox.host.supply import WorkerSupply
 from sandbox.host.tool_flight import CallRefused, Flight
 from sandbox.host.tools import ToolSet
@@ -27,12 +28,11 @@ from sandbox.host.writes.changed import WrittenFiles
 from sandbox.host.writes.staged import StagedWrites
 from sandbox.host.writes.usage import MountUsage
 from sandbox.limits_text import explain
-from sandbox.output import Error, ScriptOutput
+from sandbox.output import Error
 from sandbox.protocol import (
     ChannelClosed,
     FrameTooLarge,
     Op,
-    check_text,
     encode,
     encode_run,
     in_flight_cap,
@@ -135,7 +135,7 @@ class Session:
                 cancel = self._own_abort  # reused: an Event costs microseconds to make
                 cancel.clear()
             self._abort = cancel
-            refusal = self._refuse_source(source)
+            refusal = refuse_source(source, self._limits)
             if refusal is not None:
                 return refusal
             restarted = False
@@ -149,22 +149,6 @@ class Session:
             if restarted:
                 execution = execution.model_copy(update={"worker_restarted": True})
             return execution
-
-    def _refuse_source(self, source: str) -> Execution | None:
-        """An Execution refusing ``source`` before anything is sent, or None."""
-        if source.isascii() and len(source) <= self._limits.source_bytes:
-            return None  # the common case, decided without encoding
-        problem = check_text(source)
-        if problem is not None:
-            # Strict UTF-8 cannot carry it; the worker and its variables are untouched.
-            message = f"The script cannot run: {problem}. Remove or escape that character."
-            return Execution(output=Error(message=message), error_code=ErrorCode.SYNTAX_ERROR)
-        if len(source.encode("utf-8")) > self._limits.source_bytes:
-            return Execution(
-                output=Error(message=explain("source_limit", self._limits.model_dump())),
-                error_code=ErrorCode.POLICY_VIOLATION,
-            )
-        return None
 
     def kill(self) -> None:
         """Kill the current worker now (a running ``run`` returns promptly)."""
@@ -279,22 +263,8 @@ class Session:
         started: float,
         flight: Flight,
     ) -> Execution:
-        limits = self._limits
         records = flight.close()
-        output = ScriptOutput.decode(message.output)
-        error_code, stdout, truncated = message.error_code, message.stdout, message.stdout_truncated
-        # The worker caps both; checked again in case the frame did not come from it.
-        # The frame's size bounds both: measure precisely only when it could be too big.
-        if frame_size > limits.output_bytes:
-            encoded = stdout.encode("utf-8", "surrogatepass")
-            if len(encoded) > limits.output_bytes:
-                stdout = encoded[: limits.output_bytes].decode("utf-8", "ignore")
-                truncated, error_code = True, error_code or ErrorCode.OUTPUT_LIMIT
-        if frame_size > limits.result_bytes and (
-            len(output.model_dump_json()) > limits.result_bytes + 1024
-        ):
-            output = Error(message=explain("result_limit", limits.model_dump()))
-            error_code = ErrorCode.OUTPUT_LIMIT
+        output, stdout, truncated, error_code = capped_answer(message, frame_size, self._limits)
         overdrawn = self._check_writes()
         if overdrawn is not None:
             output, error_code = Error(message=overdrawn), ErrorCode.OUTPUT_LIMIT
