@@ -16,7 +16,8 @@ from typing import Any
 
 from sandbox.errors import SandboxError, ZygoteFailure
 from sandbox.host.frames import Hello, parse_worker_message
-from sandbox.host.workers import READY_TIMEOUT_S, WorkerHandle, WorkerPool, Zygote, process_state
+from sandbox.host.spares import WorkerPool
+from sandbox.host.workers import READY_TIMEOUT_S, WorkerHandle, Zygote, process_state
 from sandbox.protocol import ChannelClosed, FrameTooLarge
 
 #: Attempts to get a live worker, restarting the zygote in between when it failed.

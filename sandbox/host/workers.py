@@ -1,10 +1,10 @@
-"""The host's side of the process model: the zygote, its workers, and spare workers.
+"""The host's side of the process model: the zygote and its workers.
 
 :class:`Zygote` starts the fork server with an empty environment and talks to it over
 a SOCK_SEQPACKET control socket; a reader thread collects ``forked`` and ``exited``
-notices. :class:`WorkerPool` keeps a few workers forked ahead of time so that a new
-session does not wait for a fork. :class:`WorkerHandle` is one worker: its channel,
-its pid, and the means to kill its whole process group.
+notices. :class:`WorkerHandle` is one worker: its channel, its pid, and the means to
+kill its whole process group. Spare workers forked ahead of time are
+:class:`~sandbox.host.spares.WorkerPool`'s.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ import subprocess
 import sys
 import threading
 import time
-from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
@@ -339,69 +338,3 @@ class Zygote:
             self._proc.wait()
         with contextlib.suppress(OSError):
             self._ctrl.close()
-
-
-class WorkerPool:
-    """Spare workers forked ahead of time."""
-
-    def __init__(self, zygote: Zygote, spares: int) -> None:
-        self._zygote = zygote
-        self._target = max(0, spares)
-        self._ready: deque[WorkerHandle] = deque()
-        self._in_flight = 0
-        self._lock = threading.Lock()
-        self._closed = False
-        self.refill()
-
-    def _arrived(self, future: Future[WorkerHandle]) -> None:
-        with self._lock:
-            self._in_flight -= 1
-            if future.exception() is None:
-                worker = future.result()
-                if self._closed:
-                    worker.close()
-                else:
-                    self._ready.append(worker)
-
-    def refill(self) -> None:
-        """Request forks until ready + in flight reaches the target."""
-        with self._lock:
-            missing = self._target - len(self._ready) - self._in_flight
-            if self._closed or missing <= 0:
-                return
-            self._in_flight += missing
-        for _ in range(missing):
-            try:
-                future = self._zygote.fork()
-            except SandboxError:
-                with self._lock:
-                    self._in_flight -= 1
-                continue
-            future.add_done_callback(self._arrived)
-
-    def acquire(self, timeout: float) -> WorkerHandle:
-        """A live spare if one is ready, else a freshly forked worker (raises
-        :class:`ZygoteFailure` when the zygote cannot fork within ``timeout``)."""
-        while True:
-            with self._lock:
-                worker = self._ready.popleft() if self._ready else None
-            if worker is None or worker.alive():
-                break
-            worker.close()  # died before it was used: its buffered hello means nothing
-        if worker is None:
-            worker = self._zygote.wait_fork(self._zygote.fork(), timeout)
-        self.refill()
-        return worker
-
-    def pids(self) -> set[int]:
-        """Pids of the ready spares."""
-        with self._lock:
-            return {worker.pid for worker in self._ready}
-
-    def close(self) -> None:
-        """Kill every spare."""
-        with self._lock:
-            self._closed = True
-            spares, self._ready = list(self._ready), deque()
-        for worker in spares:
-            worker.close()
