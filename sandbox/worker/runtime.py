@@ -43,7 +43,13 @@ from sandbox.worker.language.compiler import (
     compile_plain,
     compile_script,
 )
-from sandbox.worker.language.control import LimitExceeded, PolicyRefusal, ScriptExit, ToolError
+from sandbox.worker.language.control import (
+    LimitExceeded,
+    PolicyRefusal,
+    ScriptExit,
+    ToolError,
+    issue_limit,
+)
 from sandbox.worker.language.evaluate import Evaluator
 from sandbox.worker.language.guards import (
     SCRIPT_MODULE,
@@ -233,7 +239,7 @@ class ScriptRuntime:
 
     def _limit(self, code: ErrorCodeName) -> LimitExceeded:
         """The exception that stops the script at the limit ``code``."""
-        return LimitExceeded(code, explain(code, self.limits))
+        return issue_limit(code, explain(code, self.limits))
 
     def _tool_stub(self, name: str) -> Callable[..., Any]:
         def tool(*args: Any, **kwargs: Any) -> Any:
