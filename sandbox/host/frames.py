@@ -10,9 +10,26 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, TypeAdapter
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, TypeAdapter
 
 from sandbox.execution import ErrorCode
+
+#: The codes only the host decides (it stopped the worker, or lost it): a worker that
+#: claims one is lying about what the host did.
+HOST_ONLY_CODES = frozenset({ErrorCode.TIMEOUT, ErrorCode.CANCELLED, ErrorCode.WORKER_CRASHED})
+
+
+#: A worker's own measurement: a number of seconds or bytes, never negative, NaN or
+#: infinite (the session starts the next run's CPU count from ``process_cpu_s``: NaN
+#: there would make every later comparison false, the host's CPU check never firing).
+Seconds = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+Bytes = Annotated[int, Field(ge=0)]
+
+
+def _worker_code(code: ErrorCode | None) -> ErrorCode | None:
+    if code in HOST_ONLY_CODES:
+        raise ValueError(f"error code {code.value!r} is decided by the host, not the worker")
+    return code
 
 
 class _Message(BaseModel):
@@ -25,7 +42,7 @@ class Hello(_Message):
     op: Literal["hello"]
     pid: int
     confinement: dict[str, str]
-    process_cpu_s: float = 0.0
+    process_cpu_s: Seconds = 0.0
 
 
 class Call(_Message):
@@ -47,10 +64,10 @@ class RunDone(_Message):
     output: JsonValue
     stdout: str = ""
     stdout_truncated: bool = False
-    error_code: ErrorCode | None = None
-    cpu_s: float = 0.0
-    peak_memory_bytes: int = 0
-    process_cpu_s: float = 0.0
+    error_code: Annotated[ErrorCode | None, AfterValidator(_worker_code)] = None
+    cpu_s: Seconds = 0.0
+    peak_memory_bytes: Bytes = 0
+    process_cpu_s: Seconds = 0.0
     seq: int | None = None
 
 

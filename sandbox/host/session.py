@@ -41,6 +41,9 @@ from sandbox.protocol import (
 
 #: How often a waiting run checks the worker's CPU time.
 _POLL_S = 0.05
+#: How far the worker's own CPU count may run ahead of the kernel's (/proc counts in
+#: ticks, sampled: it lags a precise thread clock by a tick or two).
+_CPU_CLAIM_SLACK_S = 0.5
 #: How long a dead worker's exit notice is awaited (the zygote sends it at once).
 _EXIT_NOTICE_S = 2.0
 
@@ -226,6 +229,10 @@ class Session:
                     cpu = worker.cpu_seconds()
                     if cpu is not None and cpu - cpu_start > limits.cpu_hard_s:
                         return self._killed(worker, ErrorCode.CPU_LIMIT, started, flight)
+                    if cpu is not None and cpu_start - cpu > _CPU_CLAIM_SLACK_S:
+                        # The worker's own count (its last done) is ahead of the kernel's:
+                        # a worker claiming more would put off the check above at will.
+                        raise ValueError("protocol violation: the worker overstated its CPU time")
                     continue
                 message = parse_worker_message(frame)
                 if message.op == Op.CALL:

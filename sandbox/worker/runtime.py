@@ -41,7 +41,7 @@ from sandbox.worker.language.compiler import (
     compile_plain,
     compile_script,
 )
-from sandbox.worker.language.control import LimitExceeded, PolicyRefusal, ScriptExit
+from sandbox.worker.language.control import LimitExceeded, PolicyRefusal, ScriptExit, issue_limit
 from sandbox.worker.language.evaluate import Evaluator
 from sandbox.worker.language.guards import (
     SCRIPT_MODULE,
@@ -214,7 +214,7 @@ class ScriptRuntime:
 
     def _limit(self, code: ErrorCodeName) -> LimitExceeded:
         """The exception that stops the script at the limit ``code``."""
-        return LimitExceeded(code, explain(code, self.limits))
+        return issue_limit(code, explain(code, self.limits))
 
     def _admit_tool_call(self) -> None:
         """Count one more tool call; raise if the run has ended or is at its limit."""

@@ -82,8 +82,15 @@ def test_swallowing_does_not_escape_the_cpu_limit(tight: Sandbox, source: str) -
         "raise g.t('timeout', 'FOR' + 'GED')",
         "v = g.t('x', 'y')\nBaseException.__init__(v, 'memory_limit', 'FOR' + 'GED')\n"
         "import copy\nraise copy.copy(v)",
+        # A library callable creates it from the runtime's own frame (``print`` calls
+        # ``file.write``, here a defaultdict lookup whose factory is the class).
+        "import collections, functools, operator\n"
+        "made = collections.defaultdict(functools.partial(g.t, 'timeout', 'FOR' + 'GED'))\n"
+        "class Sink:\n    pass\nsink = Sink()\n"
+        "sink.write = functools.partial(operator.getitem, made)\n"
+        "print('key', file=sink)\nraise made['key\\n']",
     ],
-    ids=["new instance", "copied instance"],
+    ids=["new instance", "copied instance", "made by a library from the runtime's frame"],
 )
 def test_script_cannot_forge_a_limit(sandbox: Sandbox, forge: str) -> None:
     source = (

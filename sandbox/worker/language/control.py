@@ -5,11 +5,8 @@ Worker side: standard library only.
 
 from __future__ import annotations
 
-import os
-import sys
 import weakref
 
-import sandbox.worker
 from sandbox.protocol import Code, ErrorCodeName
 
 
@@ -25,15 +22,15 @@ class LimitExceeded(ControlFlow):
     """A limit was hit inside the worker (CPU, output, tool calls, result size).
 
     A script can get hold of this class (``__exit__`` receives it) and raise its own
-    instances: only those created by the sandbox's own modules carry their code and
-    message to the host; any other reports itself as a policy violation.
+    instances: only those made by :func:`issue_limit` carry their code and message to
+    the host; any other reports itself as a policy violation. Not decided by who calls
+    the class: a library callable the sandbox's own code calls on a script's behalf
+    (``print(file=...)`` calling ``file.write``, a ``defaultdict``'s factory) would
+    create one from the sandbox's own frame.
     """
 
     def __init__(self, code: ErrorCodeName, message: str) -> None:
         super().__init__(message)
-        caller = sys._getframe(1).f_code.co_filename
-        if os.path.dirname(caller) == _SANDBOX_DIR:
-            _issued_limits[self] = (code, message)
 
     @property
     def code(self) -> ErrorCodeName:
@@ -44,8 +41,14 @@ class LimitExceeded(ControlFlow):
         return _issued_limits.get(self, _FORGED_LIMIT)[1]
 
 
-#: Where the limits are raised from: the worker's runtime (``sandbox/worker/runtime.py``).
-_SANDBOX_DIR = os.path.dirname(os.path.abspath(sandbox.worker.__file__))
+def issue_limit(code: ErrorCodeName, message: str) -> LimitExceeded:
+    """A genuine limit: the worker's runtime makes every one here (never in reach of a
+    script: no script is given this module or a function of it)."""
+    limit = LimitExceeded(code, message)
+    _issued_limits[limit] = (code, message)
+    return limit
+
+
 _FORGED_LIMIT: tuple[ErrorCodeName, str] = (
     Code.POLICY_VIOLATION,
     "the script raised the sandbox's own limit exception; limits are reported by the sandbox",

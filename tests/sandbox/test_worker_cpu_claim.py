@@ -1,0 +1,31 @@
+"""A hostile worker cannot put off the host's per-run CPU check by overstating, in one
+run's ``done``, the CPU time the next run starts counting from."""
+
+from __future__ import annotations
+
+import pytest
+
+from sandbox import Sandbox, SandboxPolicy
+
+_OVERSTATE = "import time\ntime.thread_time = lambda: 1e6\nprint('claimed')"
+_SPIN = """
+import signal
+for number in (signal.SIGPROF, signal.SIGXCPU):
+    signal.signal(number, signal.SIG_IGN)
+while True:
+    pass
+"""
+
+
+@pytest.mark.timeout(120)
+def test_an_overstated_cpu_count_ends_the_worker_instead_of_the_check() -> None:
+    policy = (
+        SandboxPolicy.preset("default")
+        .with_layers(language=False)
+        .with_limits(cpu_soft_s=0.5, cpu_hard_s=1, wall_s=20)
+    )
+    with Sandbox(policy, spares=0) as sandbox, sandbox.session() as session:
+        assert session.run(_OVERSTATE).stdout == "claimed\n"
+        spun = session.run(_SPIN)
+    assert spun.error_code == "worker_crashed", spun
+    assert spun.duration_s < 10
