@@ -290,6 +290,31 @@ def test_the_host_waits_until_every_thread_is_stopped_or_gone() -> None:
         os.close(pidfd)
 
 
+def test_a_process_exiting_under_the_look_counts_as_gone(monkeypatch: pytest.MonkeyPatch) -> None:
+    # While its threads exit, /proc may still list them but answer ESRCH on reading.
+    busy = subprocess.Popen([sys.executable, "-c", _SPIN])
+    real_open = open
+
+    def exiting(path: str, *args: object, **kwargs: object) -> object:
+        if str(path).startswith(f"/proc/{busy.pid}/"):
+            raise ProcessLookupError(3, "No such process")
+        return real_open(path, *args, **kwargs)  # type: ignore[call-overload]
+
+    def listing_gone(path: str) -> list[str]:
+        raise ProcessLookupError(3, "No such process")
+
+    try:
+        monkeypatch.setattr("builtins.open", exiting)
+        assert _task_states(busy.pid) == []
+        assert wait_still(busy.pid, None, timeout=5)
+        monkeypatch.setattr(os, "listdir", listing_gone)
+        assert _task_states(busy.pid) is None
+    finally:
+        monkeypatch.undo()
+        busy.kill()
+        busy.wait()
+
+
 def test_reports_elide_the_middle_of_long_paths(harness: Harness, dirs: tuple) -> None:
     copy, real, outside = dirs
     (real / "d").symlink_to(outside)
