@@ -63,9 +63,19 @@ class WorkerPool:
         return worker
 
     def pids(self) -> set[int]:
-        """Pids of the ready spares."""
+        """Pids of the ready spares that are alive (dead ones are dropped and replaced)."""
         with self._lock:
-            return {worker.pid for worker in self._ready}
+            dead = [worker for worker in self._ready if not worker.alive()]
+            for worker in dead:
+                self._ready.remove(worker)
+            pids = {worker.pid for worker in self._ready}
+        if dead:
+            # A spare can die while it waits (killed from outside, or by the OOM killer):
+            # it is no process of this pool any more, and a session would not get it.
+            for worker in dead:
+                worker.close()
+            self.refill()
+        return pids
 
     def close(self) -> None:
         """Kill every spare."""

@@ -85,23 +85,29 @@ class WorkerHandle:
         #: Set once its session let it go (see ``Supervisor.release``).
         self.released = False
         self._pidfd: int | None = None
+        # A cancelled run kills its worker from the caller's thread while the run's own
+        # thread closes it: without this lock the pidfd's number could be closed, reused
+        # by the next spare's pidfd, and that spare signalled.
+        self._pidfd_lock = threading.Lock()
         with contextlib.suppress(OSError, AttributeError):
             self._pidfd = os.pidfd_open(pid)
 
     def kill(self) -> None:
         """SIGKILL the worker and everything in its process group."""
         self.killed_by_host = True
-        if self._pidfd is not None:
-            with contextlib.suppress(OSError):
-                signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
+        with self._pidfd_lock:
+            if self._pidfd is not None:
+                with contextlib.suppress(OSError):
+                    signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
         with contextlib.suppress(OSError):
             os.killpg(self.pid, signal.SIGKILL)
 
     def alive(self) -> bool:
         """False once the worker has exited (a spare may die before it is used)."""
-        if self._pidfd is not None:
-            readable, _, _ = select.select([self._pidfd], [], [], 0)
-            return not readable
+        with self._pidfd_lock:
+            if self._pidfd is not None:
+                readable, _, _ = select.select([self._pidfd], [], [], 0)
+                return not readable
         return process_state(self.pid) not in (None, "Z", "X")
 
     def pause(self) -> None:
@@ -119,10 +125,11 @@ class WorkerHandle:
         self.kill()
         with contextlib.suppress(OSError):
             self.sock.close()
-        if self._pidfd is not None:
-            with contextlib.suppress(OSError):
-                os.close(self._pidfd)
-            self._pidfd = None
+        with self._pidfd_lock:
+            if self._pidfd is not None:
+                with contextlib.suppress(OSError):
+                    os.close(self._pidfd)
+                self._pidfd = None
 
     def cpu_seconds(self) -> float | None:
         """User+system CPU time of the worker, from /proc (None when gone)."""

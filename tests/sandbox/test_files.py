@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -121,12 +122,16 @@ def test_os_layer_alone_confines_files(dirs: dict[str, Path]) -> None:
     with Sandbox(policy_for(dirs, language=False), spares=0) as sandbox:
         if not sandbox.confinement["filesystem"].startswith("active"):
             pytest.skip(f"Landlock unavailable: {sandbox.confinement['filesystem']}")
+        # A name of this test's own in /tmp, a place writable on the host but outside
+        # every mount (whatever else /tmp holds must not change the outcome).
+        stray = Path(f"/tmp/codeact-test-{uuid.uuid4().hex}")
+        assert not stray.exists()
         with sandbox.session() as session:
             out, secret = dirs["out"], dirs["secret"]
             ex = session.run(
                 "import os\nresults = []\n"
                 f"for path, mode in [('/etc/passwd', 'r'), ('{secret}/token.txt', 'r'),"
-                f" ('{dirs['data']}/leak', 'r'), ('{dirs['data']}/x', 'w'), ('/tmp/x', 'w')]:\n"
+                f" ('{dirs['data']}/leak', 'r'), ('{dirs['data']}/x', 'w'), ('{stray}', 'w')]:\n"
                 "    try:\n        open(path, mode).read() if mode == 'r' else open(path, mode)\n"
                 "        results.append('opened ' + path)\n"
                 "    except OSError as e:\n        results.append(e.errno)\n"
@@ -142,7 +147,7 @@ def test_os_layer_alone_confines_files(dirs: dict[str, Path]) -> None:
         refused = [errno.EACCES] * 5
     assert ex.output == FinalResult(value=[*refused, "hello\nworld\n"]), ex.output
     assert (dirs["out"] / "ok.txt").read_text() == "fine"
-    assert not Path("/tmp/x").exists() or Path("/tmp/x").stat().st_size == 0
+    assert not stray.exists()
 
 
 def test_mount_validation(tmp_path: Path) -> None:

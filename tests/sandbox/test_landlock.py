@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sysconfig
 import tempfile
 
 import pytest
@@ -17,6 +18,9 @@ def test_restrict_as_an_unprivileged_user() -> None:
     with open(os.path.join(allowed, "ok.txt"), "w") as f:
         f.write("readable")
     os.chmod(os.path.join(allowed, "ok.txt"), 0o644)
+    # The interpreter's configuration is loaded now, as a user's zygote loads it before
+    # confining: uid 65534 may be unable to import it from an interpreter under /root.
+    sysconfig.get_config_vars()
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:
@@ -25,6 +29,9 @@ def test_restrict_as_an_unprivileged_user() -> None:
             if os.geteuid() == 0:  # drop root, as most users run
                 os.setgid(65534)
                 os.setuid(65534)
+            # The paths this user's zygote would find (an earlier test may have cached
+            # root's, which include directories this user cannot open).
+            landlock.python_paths.cache_clear()
             landlock.restrict([allowed, *landlock.python_paths()], [])
             results = []
             for path in (os.path.join(allowed, "ok.txt"), "/etc/hostname", "/etc/passwd"):

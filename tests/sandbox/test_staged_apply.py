@@ -153,6 +153,7 @@ def test_paths_beyond_path_max_are_applied_and_removed(harness: Harness, dirs: t
     assert ("file", b"deep") not in snapshot(real).values()
 
 
+@pytest.mark.timeout(90)
 def test_a_copy_racing_the_walk_never_leads_the_host_outside(
     harness: Harness, dirs: tuple[Path, Path, Path]
 ) -> None:
@@ -169,8 +170,12 @@ def test_a_copy_racing_the_walk_never_leads_the_host_outside(
     try:
         while not any(copy.iterdir()):
             time.sleep(0.01)  # the swapper has started
-        deadline = time.monotonic() + 2.0
-        while time.monotonic() < deadline:
+        # At least 2 s of cycles, and on until the walk has met the swapped directory
+        # and its file (a loaded machine may schedule the swapper rarely).
+        start = time.monotonic()
+        while time.monotonic() < start + 2.0 or (
+            not {"d", "d/victim.txt"} <= applied and time.monotonic() < start + 40.0
+        ):
             harness.cycle()
             for path, (kind, _) in snapshot(real).items():
                 assert kind in ("file", "directory"), path
@@ -288,6 +293,31 @@ def test_the_host_waits_until_every_thread_is_stopped_or_gone() -> None:
         busy.kill()
         busy.wait()
         os.close(pidfd)
+
+
+def test_a_process_exiting_under_the_look_counts_as_gone(monkeypatch: pytest.MonkeyPatch) -> None:
+    # While its threads exit, /proc may still list them but answer ESRCH on reading.
+    busy = subprocess.Popen([sys.executable, "-c", _SPIN])
+    real_open = open
+
+    def exiting(path: str, *args: object, **kwargs: object) -> object:
+        if str(path).startswith(f"/proc/{busy.pid}/"):
+            raise ProcessLookupError(3, "No such process")
+        return real_open(path, *args, **kwargs)  # type: ignore[call-overload]
+
+    def listing_gone(path: str) -> list[str]:
+        raise ProcessLookupError(3, "No such process")
+
+    try:
+        monkeypatch.setattr("builtins.open", exiting)
+        assert _task_states(busy.pid) == []
+        assert wait_still(busy.pid, None, timeout=5)
+        monkeypatch.setattr(os, "listdir", listing_gone)
+        assert _task_states(busy.pid) is None
+    finally:
+        monkeypatch.undo()
+        busy.kill()
+        busy.wait()
 
 
 def test_reports_elide_the_middle_of_long_paths(harness: Harness, dirs: tuple) -> None:

@@ -117,6 +117,29 @@ def test_the_kernel_cpu_kill_is_told_apart_by_cpu_time() -> None:
     assert segv.code == ErrorCode.WORKER_CRASHED and "SIGSEGV" in segv.message
 
 
+@pytest.mark.timeout(60)
+def test_a_spare_killed_from_outside_is_no_longer_listed_and_is_replaced(sb: Sandbox) -> None:
+    with sb.session() as s:
+        assert s.run("x = 1").ok
+    deadline = time.monotonic() + 30
+    while sb.health().spares < 2:
+        assert time.monotonic() < deadline, "the spares were never forked"
+        time.sleep(0.02)
+    supervisor = sb._supervisor
+    assert supervisor is not None
+    victim = min(supervisor.pool.pids())
+    os.kill(victim, signal.SIGKILL)
+    while not _gone(victim):
+        assert time.monotonic() < deadline, "the killed spare did not die"
+        time.sleep(0.02)
+    # Dead, it is none of the sandbox's processes, nor a spare ready for a session.
+    assert victim not in sb.processes()
+    while sb.health().spares < 2:
+        assert time.monotonic() < deadline, "the dead spare was not replaced"
+        time.sleep(0.02)
+    assert victim not in sb.processes()
+
+
 def test_health_counts_sessions_workers_and_spares(sb: Sandbox) -> None:
     with sb.session() as a, sb.session() as b:
         assert a.run("1").ok and b.run("1").ok

@@ -48,16 +48,18 @@ def _walk(root: int) -> tuple[dict[Parts, Entry], str | None]:
 
 def _task_states(pid: int) -> list[str] | None:
     """The scheduler state of each thread of ``pid`` (None once its /proc entry is gone)."""
+    # A thread (or the process) that is exiting may still be listed while reading its
+    # entry fails with ESRCH rather than ENOENT: gone either way.
     try:
         tasks = os.listdir(f"/proc/{pid}/task")
-    except FileNotFoundError:
+    except (FileNotFoundError, ProcessLookupError):
         return None
     states = []
     for task in tasks:
         try:
             with open(f"/proc/{pid}/task/{task}/stat", "rb") as file:
                 states.append(file.read().rsplit(b")", 1)[1].split()[0].decode())
-        except (FileNotFoundError, IndexError):
+        except (FileNotFoundError, ProcessLookupError, IndexError):
             continue  # that thread has just exited
     return states
 
