@@ -125,8 +125,9 @@ def test_a_spare_killed_from_outside_is_no_longer_listed_and_is_replaced(sb: San
     while sb.health().spares < 2:
         assert time.monotonic() < deadline, "the spares were never forked"
         time.sleep(0.02)
-    supervisor = sb._supervisor
-    assert supervisor is not None
+    supply = sb._supply
+    assert supply is not None and supply._supervisor is not None
+    supervisor = supply._supervisor
     victim = min(supervisor.pool.pids())
     os.kill(victim, signal.SIGKILL)
     while not _gone(victim):
