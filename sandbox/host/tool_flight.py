@@ -4,7 +4,8 @@ The worker numbers its calls 1, 2, 3… in each run (``tool_channel.py``); anyth
 (an id reused, skipped or never issued) is a protocol violation that ends the worker.
 A plain call is answered before the next frame is read, as ever; a call marked
 ``concurrent`` (made inside the script's event loop) starts a task on the event loop
-(async tools there, sync ones on the sandbox's tool threads, within their budgets),
+(async tools there, sync ones on the sandbox's tool threads, within their budgets: a
+session's sync calls beyond its slots wait for one, ``tool_slots.py``),
 and its reply goes out as soon as it finishes, bearing its id. At most
 :func:`~sandbox.protocol.in_flight_cap` calls may be in flight; one more ends
 the run with ``tool_call_limit``, as does a call beyond the policy's ``tool_calls``.
