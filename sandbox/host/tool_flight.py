@@ -255,6 +255,7 @@ class Flight:
             if self._pending.pop(call_id, None) is None:
                 continue  # given up on as overdue already
             self._due.pop(call_id, None)
+            self._parked.pop(call_id, None)
             self._records[call_id] = outcome.record
             frames.append(_reply_frame(outcome, call_id))
         frames.extend(self._overdue())
