@@ -284,7 +284,9 @@ def measure(quick: bool) -> list[dict[str, Any]]:
             "lower_is_better": True,
         }
     )
-    with Sandbox(SandboxPolicy.preset("default"), spares=4) as sb:
+    # Five slots a session, so (h)'s five sync tools may all run at once.
+    policy = SandboxPolicy.preset("default")
+    with Sandbox(policy, spares=4, hung_tools_per_session=SLOW_TOOLS) as sb:
         sb.session().close()
         trip = round_trips(sb, 300 if quick else 2000)
         rows.append(

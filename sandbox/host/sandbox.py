@@ -37,9 +37,10 @@ class Sandbox:
     policy's ``memory_mb`` each); a session beyond waits up to ``admission_timeout_s``,
     then :class:`~sandbox.errors.AdmissionTimeout` is raised. Every wait for a new worker
     (its fork, its hello) is bounded by ``start_timeout_s``; a dead or stuck zygote is
-    replaced. Sync tools run in up to ``tool_threads`` threads; a session whose
-    ``hung_tools_per_session`` calls still run after their timeout gets errors from
-    further sync calls.
+    replaced. Sync tools run in up to ``tool_threads`` threads, a session's in up to
+    ``hung_tools_per_session``: its calls running plus those still running after their
+    timeout. Its calls in flight beyond that wait for one to return; once all of them
+    run past their timeout, further sync calls fail.
     """
 
     def __init__(

@@ -4,7 +4,8 @@ The worker numbers its calls 1, 2, 3… in each run (``tool_channel.py``); anyth
 (an id reused, skipped or never issued) is a protocol violation that ends the worker.
 A plain call is answered before the next frame is read, as ever; a call marked
 ``concurrent`` (made inside the script's event loop) starts a task on the event loop
-(async tools there, sync ones on the sandbox's tool threads, within their budgets),
+(async tools there, sync ones on the sandbox's tool threads, within their budgets: a
+session's sync calls beyond its slots wait for one, ``tool_slots.py``),
 and its reply goes out as soon as it finishes, bearing its id. At most
 :func:`~sandbox.protocol.in_flight_cap` calls may be in flight; one more ends
 the run with ``tool_call_limit``, as does a call beyond the policy's ``tool_calls``.
@@ -58,6 +59,7 @@ class Flight:
     # (measured: a per-run Flight cost 1.9 µs with all of it made up front, 0.9 µs so).
     _pending: dict[int, Call]
     _due: dict[int, tuple[float, float]]  # id -> (when the host gives up on it, timeout)
+    _parked: dict[int, float]  # id -> timeout, of sync calls waiting for a slot
     _tasks: dict[int, asyncio.Task[ToolOutcome] | None]
     _finished: queue.SimpleQueue[tuple[int, ToolOutcome]]
     _on_loop: asyncio.AbstractEventLoop | None
@@ -140,7 +142,7 @@ class Flight:
 
     def _start(self, call: Call) -> None:
         if self._lock is None:
-            self._pending, self._due, self._tasks = {}, {}, {}
+            self._pending, self._due, self._tasks, self._parked = {}, {}, {}, {}
             self._finished = queue.SimpleQueue()
             self._on_loop = None
             self._wake = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
@@ -177,10 +179,27 @@ class Flight:
                 del self._tasks[call.id]
                 self._lock.notify_all()
                 return
-            coroutine = self._tools.invoke_async(call.name, call.args, call.keywords, **options)
+            running = functools.partial(self._running, call.id)  # sync tools only
+            coroutine = self._tools.invoke_async(
+                call.name, call.args, call.keywords, running=running, **options
+            )
             task = asyncio.get_running_loop().create_task(coroutine)
             self._tasks[call.id] = task
         task.add_done_callback(functools.partial(self._ended, call))
+
+    def _running(self, call_id: int, started: bool) -> None:
+        """On the event loop: a sync call waits for a slot of its session (``started``
+        False), or has one and starts. Its host deadline waits with it and starts
+        again with it: the wait is not part of its timeout. (Each step is one
+        GIL-atomic dict operation; a stale entry is dropped by :meth:`_overdue`.)"""
+        if not started:
+            due = self._due.pop(call_id, None)
+            if due is not None:
+                self._parked[call_id] = due[1]
+            return
+        timeout = self._parked.pop(call_id, None)
+        if timeout is not None:
+            self._due[call_id] = (time.perf_counter() + timeout + _OVERDUE_S, timeout)
 
     def _ended(self, call: Call, task: asyncio.Task[ToolOutcome]) -> None:
         """On the event loop: a call's task is over."""
@@ -236,6 +255,7 @@ class Flight:
             if self._pending.pop(call_id, None) is None:
                 continue  # given up on as overdue already
             self._due.pop(call_id, None)
+            self._parked.pop(call_id, None)
             self._records[call_id] = outcome.record
             frames.append(_reply_frame(outcome, call_id))
         frames.extend(self._overdue())
@@ -248,18 +268,21 @@ class Flight:
         """Replies for calls whose timeout passed long ago: their event loop is blocked
         (an async tool that never yields), so it cannot end them itself."""
         now = time.perf_counter()
+        # list(): one GIL-atomic copy, as the loop's thread moves calls between the two.
+        due = list(self._due.items())
+        late = [(i, f"did not finish within {t:g} s") for i, (d, t) in due if d <= now]
+        if late:  # then calls waiting for a slot on the blocked loop will not start either
+            blocked = "did not start: the host's event loop is blocked"
+            late += [(i, blocked) for i in list(self._parked)]
         frames = []
-        for call_id, (due, timeout) in list(self._due.items()):
-            if due > now:
+        for call_id, problem in late:
+            call = self._pending.pop(call_id, None)
+            self._due.pop(call_id, None)
+            self._parked.pop(call_id, None)
+            if call is None:
                 continue
-            call = self._pending.pop(call_id)
-            del self._due[call_id]
             outcome = self._tools.refused(
-                call.name,
-                call.args,
-                call.keywords,
-                "TimeoutError",
-                f"{call.name}() did not finish within {timeout:g} s",
+                call.name, call.args, call.keywords, "TimeoutError", f"{call.name}() {problem}"
             )
             self._records[call_id] = outcome.record
             frames.append(_reply_frame(outcome, call_id))

@@ -3,9 +3,10 @@
 A call that times out keeps its thread until the tool returns, which may be never.
 The threads are daemon threads (interpreter exit does not wait for a hung one, unlike
 ``ThreadPoolExecutor``'s), a new one is started when none is idle, and two budgets
-bound what hung calls can hold: the sandbox's threads in all, and each session's
-calls still running after their timeout. Past either, a call fails at once with
-:class:`ToolBudgetExhausted`, which the script sees as a ``RuntimeError``.
+bound what calls can hold: the sandbox's threads in all, and each session's
+``max_hung_per_session`` slots (its sync calls running plus its hung ones,
+``tool_slots.py``). Past either, a call fails with :class:`ToolBudgetExhausted`, which
+the script sees as a ``RuntimeError``.
 """
 
 from __future__ import annotations
@@ -38,15 +39,8 @@ class ToolThreads:
         self._threads = 0
         self._closed = False
 
-    def submit(self, fn: Callable[[], Any], *, hung_in_session: int) -> Future[Any]:
-        """Run ``fn`` in a thread; ``hung_in_session`` counts the caller's calls still
-        running after their timeout."""
-        if hung_in_session >= self.max_hung_per_session:
-            raise ToolBudgetExhausted(
-                f"{hung_in_session} earlier tool calls of this session are still running "
-                f"after their timeout (at most {self.max_hung_per_session}); no more "
-                "sync tool calls can run until one of them returns"
-            )
+    def submit(self, fn: Callable[[], Any]) -> Future[Any]:
+        """Run ``fn`` in a thread (the caller holds one of its session's slots)."""
         future: Future[Any] = Future()
         with self._lock:
             if self._closed:

@@ -30,6 +30,7 @@ from sandbox.host.tool_failures import (
     describe_validation,
     run_contained,
 )
+from sandbox.host.tool_slots import Slot, ToolSlots
 from sandbox.host.tool_threads import ToolBudgetExhausted, ToolThreads
 from sandbox.protocol import Op, ResultFrame, ToolFailure, ToolValue, name_refusal
 
@@ -117,8 +118,7 @@ class ToolSet:
             )
             self._tools[name] = _validated(fn)
 
-        self._hung = 0
-        self._hung_lock = threading.Lock()
+        self._slots = ToolSlots()
 
     @property
     def names(self) -> list[str]:
@@ -191,10 +191,13 @@ class ToolSet:
         timeout: float,
         threads: ToolThreads,
         max_result_bytes: int,
+        running: Callable[[bool], None] | None = None,
     ) -> ToolOutcome:
         """:meth:`invoke` on the running event loop, for calls in flight together: an
-        async tool is awaited here, a sync one runs on a tool thread. Cancelling the
-        task abandons the call (a sync tool still running then counts as hung)."""
+        async tool is awaited here, a sync one runs on a tool thread once its session
+        has a slot (``tool_slots.py``; ``running`` is told False if it must wait, True
+        when it starts, its timeout with it). Cancelling the task abandons the call (a
+        sync tool still running then counts as hung)."""
         entered = started = time.perf_counter()
         arguments = self._arguments(name, args, kwargs)
         fn = self._tools.get(name)
@@ -209,7 +212,7 @@ class ToolSet:
                 if refusal is not None:
                     raise PermissionError(f"{name}() was not approved: {refusal}")
                 started = time.perf_counter()
-            value = await self._call_async(name, fn, args, kwargs, timeout_s, threads)
+            value = await self._call_async(name, fn, args, kwargs, timeout_s, threads, running)
         except asyncio.CancelledError:
             task = asyncio.current_task()
             if task is not None and task.cancelling():
@@ -227,17 +230,24 @@ class ToolSet:
         kwargs: dict[str, Any],
         timeout_s: float | None,
         threads: ToolThreads,
+        running: Callable[[bool], None] | None,
     ) -> Any:
         if self._is_async[name]:
             try:
                 return await asyncio.wait_for(contained(fn(*args, **kwargs)), timeout_s)
             except TimeoutError:
                 raise TimeoutError(f"{name}() did not finish within {timeout_s:g} s") from None
-        future = self._submit(name, lambda: run_contained(fn, args, kwargs), threads)
+        try:
+            slot = await self._slots.wait(threads.max_hung_per_session, running)
+        except ToolBudgetExhausted as exc:
+            raise ToolFailed("RuntimeError", f"{name}(): {exc}") from None
+        if running is not None:
+            running(True)
+        future = self._submit(name, lambda: run_contained(fn, args, kwargs), threads, slot)
         try:
             return await asyncio.wait_for(asyncio.wrap_future(future), timeout_s)
         except (TimeoutError, asyncio.CancelledError) as exc:
-            self._let_go(future)
+            self._let_go(future, slot)
             if isinstance(exc, TimeoutError):
                 raise TimeoutError(f"{name}() did not finish within {timeout_s:g} s") from None
             raise
@@ -333,37 +343,37 @@ class ToolSet:
             # a call), which matters for scripts that call a tool in a loop.
             return fn(*args, **kwargs)
         else:
-            future = self._submit(name, lambda: fn(*args, **kwargs), threads)
+            try:
+                slot = self._slots.take(threads.max_hung_per_session)
+            except ToolBudgetExhausted as exc:
+                raise ToolFailed("RuntimeError", f"{name}(): {exc}") from None
+            future = self._submit(name, lambda: fn(*args, **kwargs), threads, slot)
         deadline = None if timeout_s is None else time.monotonic() + timeout_s
         if _settled(future, deadline, abort):
             return future.result()
-        self._let_go(future)
+        if not self._is_async[name]:
+            self._let_go(future, slot)
         if abort is not None and abort.is_set():
             raise ToolFailed("CancelledError", f"{name}() was abandoned: the run was cancelled")
         raise TimeoutError(f"{name}() did not finish within {timeout_s:g} s")
 
     def _submit(
-        self, name: str, call: Callable[[], Any], threads: ToolThreads
+        self, name: str, call: Callable[[], Any], threads: ToolThreads, slot: Slot
     ) -> concurrent.futures.Future[Any]:
-        """Start a sync call on a tool thread, within the budgets."""
-        with self._hung_lock:
-            hung = self._hung
+        """Start a sync call on a tool thread, holding ``slot`` until the thread is done."""
         try:
-            return threads.submit(call, hung_in_session=hung)
+            future = threads.submit(call)
         except ToolBudgetExhausted as exc:
+            self._slots.release(slot)
             raise ToolFailed("RuntimeError", f"{name}(): {exc}") from None
+        self._slots.bind(slot, future)
+        return future
 
-    def _let_go(self, future: concurrent.futures.Future[Any]) -> None:
-        """Stop waiting for a sync call; one still running in its thread (which it holds
-        until it returns) counts as hung until then."""
+    def _let_go(self, future: concurrent.futures.Future[Any], slot: Slot) -> None:
+        """Stop waiting for a sync call; one still running in its thread keeps its slot
+        (and its thread) as a hung call until it returns."""
         if not future.cancel():
-            with self._hung_lock:
-                self._hung += 1
-            future.add_done_callback(self._unhung)
-
-    def _unhung(self, _: concurrent.futures.Future[Any]) -> None:
-        with self._hung_lock:
-            self._hung -= 1
+            self._slots.hang(slot)
 
     @staticmethod
     def _failure(

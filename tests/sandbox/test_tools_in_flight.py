@@ -59,7 +59,16 @@ def sandbox() -> Iterator[Sandbox]:
         yield sb
 
 
-def test_gather_runs_five_sync_tools_at_the_same_time(sandbox: Sandbox) -> None:
+@pytest.fixture()
+def wide() -> Iterator[Sandbox]:
+    """Sessions whose sync calls may all run at once: a session's sync calls running
+    plus its hung ones are bounded by ``hung_tools_per_session`` (the documented knob)."""
+    policy = SandboxPolicy.preset("default")
+    with Sandbox(policy, spares=0, hung_tools_per_session=MAX_IN_FLIGHT) as sb:
+        yield sb
+
+
+def test_gather_runs_five_sync_tools_at_the_same_time(wide: Sandbox) -> None:
     overlap = Overlap(5)
 
     def tool(i: int) -> int:
@@ -70,7 +79,7 @@ def test_gather_runs_five_sync_tools_at_the_same_time(sandbox: Sandbox) -> None:
             overlap.leave()
         return i * 10
 
-    with sandbox.session({"tool": tool}) as session:
+    with wide.session({"tool": tool}) as session:
         execution = session.run(GATHER.format(n=5))
     assert execution.ok, execution.output
     assert execution.output.value == [0, 10, 20, 30, 40]  # type: ignore[union-attr]
@@ -108,7 +117,7 @@ def test_records_follow_the_order_the_script_made_the_calls(sandbox: Sandbox) ->
     assert [r.result for r in execution.tool_calls] == [0, 1, 2, 3, 4]
 
 
-def test_calls_beyond_the_in_flight_cap_wait_in_the_worker(sandbox: Sandbox) -> None:
+def test_calls_beyond_the_in_flight_cap_wait_in_the_worker(wide: Sandbox) -> None:
     overlap = Overlap(MAX_IN_FLIGHT)
     count = MAX_IN_FLIGHT + 4
 
@@ -121,7 +130,7 @@ def test_calls_beyond_the_in_flight_cap_wait_in_the_worker(sandbox: Sandbox) -> 
             overlap.leave()
         return i
 
-    with sandbox.session({"tool": tool}) as session:
+    with wide.session({"tool": tool}) as session:
         execution = session.run(GATHER.format(n=count))
     assert execution.ok, execution.output
     assert execution.output.value == list(range(count))  # type: ignore[union-attr]
