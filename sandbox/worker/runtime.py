@@ -300,6 +300,10 @@ class ScriptRuntime:
             # The script swallowed the interruption and went on: the limit still holds.
             self._output = {"type": "error", "message": explain(Code.CPU_LIMIT, self.limits)}
             error_code = Code.CPU_LIMIT
+        elif self._stdout_truncated and error_code is None:
+            # The script swallowed the output limit (a bare except) and went on.
+            self._output = {"type": "error", "message": explain(Code.OUTPUT_LIMIT, self.limits)}
+            error_code = Code.OUTPUT_LIMIT
         if self._output is None:
             if (
                 self._has_last_value

@@ -122,6 +122,23 @@ def test_output_limit(tight: Sandbox) -> None:
         assert "printed more than 1000 bytes" in execution.output.message  # type: ignore[union-attr]
 
 
+def test_a_swallowed_output_limit_still_ends_the_run_at_the_limit(tight: Sandbox) -> None:
+    # A context manager's __exit__ returning True is the one way a script stops an
+    # exception it did not catch by name.
+    source = (
+        "class Quiet:\n    def __enter__(self):\n        return self\n"
+        "    def __exit__(self, *exc):\n        return True\n"
+        "with Quiet():\n    for i in range(10**6):\n        print('line', i)\n"
+        "final_result('fine')"
+    )
+    with tight.session() as session:
+        execution = session.run(source)
+        assert execution.error_code == "output_limit", execution.output
+        assert execution.stdout_truncated
+        assert "printed more than 1000 bytes" in execution.output.message  # type: ignore[union-attr]
+        assert session.run("final_result(1)").error_code is None  # the next run starts afresh
+
+
 def test_result_limit(tight: Sandbox) -> None:
     with tight.session() as session:
         execution = session.run("final_result('x' * 10000)")
