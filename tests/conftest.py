@@ -13,7 +13,7 @@ import psutil
 import pytest
 from hypothesis import HealthCheck, settings
 
-from sandbox.host.sandbox import open_sandboxes
+from tests.processes import accounted, live_children
 
 # ``ci`` (the default) keeps property tests bounded for a busy 2-core machine;
 # ``pytest --hypothesis-profile=deep`` runs the fuzzers (tests/fuzz) 100 times longer.
@@ -22,24 +22,6 @@ _SLOW = [HealthCheck.too_slow]
 settings.register_profile("ci", max_examples=100, deadline=None)
 settings.register_profile("deep", max_examples=10_000, deadline=None, suppress_health_check=_SLOW)
 settings.load_profile("ci")
-
-
-def _descendants() -> set[int]:
-    pids = set()
-    for proc in psutil.Process().children(recursive=True):
-        try:
-            if proc.status() != psutil.STATUS_ZOMBIE:
-                pids.add(proc.pid)
-        except psutil.NoSuchProcess:
-            pass
-    return pids
-
-
-def _expected() -> set[int]:
-    pids: set[int] = set()
-    for sb in open_sandboxes():
-        pids |= sb.processes()
-    return pids
 
 
 def _describe_and_kill(pids: set[int]) -> list[str]:
@@ -59,13 +41,13 @@ def _describe_and_kill(pids: set[int]) -> list[str]:
 @pytest.fixture(autouse=True)
 def no_leaked_processes(request: pytest.FixtureRequest) -> Iterator[None]:
     """After each test, every process it started belongs to an open sandbox."""
-    before = _descendants()
+    before = live_children()
     yield
     deadline = time.monotonic() + 5
     while True:
         # Spares in flight are forked but not yet in the pool, and killed workers take
         # a moment to exit: allow them that moment.
-        leaked = _descendants() - _expected() - before
+        leaked = live_children() - accounted() - before
         if not leaked or time.monotonic() > deadline:
             break
         time.sleep(0.02)

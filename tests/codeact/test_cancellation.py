@@ -14,7 +14,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import psutil
 import pytest
 
 from codeact import Agent, AgentEvent, Failed, InteractionRequired, ModelReplied, Started, tool
@@ -22,29 +21,12 @@ from codeact.models import ScriptedModel
 from sandbox import Sandbox, SandboxPolicy
 from sandbox.host.sandbox import open_sandboxes
 from tests.codeact.loop_helpers import arun, py
+from tests.processes import accounted, live_children
 
 POLICY = SandboxPolicy.preset("default").model_copy(
     update={"limits": SandboxPolicy.preset("default").limits.model_copy(update={"wall_s": 600})}
 )
 SLEEP = py("import time\ntime.sleep(300)")
-
-
-def live_children() -> set[int]:
-    pids = set()
-    for proc in psutil.Process().children(recursive=True):
-        try:
-            if proc.status() != psutil.STATUS_ZOMBIE:
-                pids.add(proc.pid)
-        except psutil.NoSuchProcess:
-            pass
-    return pids
-
-
-def accounted() -> set[int]:
-    pids: set[int] = set()
-    for sandbox in open_sandboxes():
-        pids |= sandbox.processes()
-    return pids
 
 
 def assert_nothing_left(shared: Sandbox | None = None) -> None:

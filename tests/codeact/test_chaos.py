@@ -39,6 +39,7 @@ from codeact.models.testing import CallInfo
 from sandbox import Execution, Sandbox, SandboxPolicy
 from sandbox.host.sandbox import open_sandboxes
 from tests.codeact.loop_helpers import arun, py
+from tests.processes import live_children
 
 RUNS = int(os.environ.get("CODEACT_CHAOS_RUNS", "30"))
 SEED = int(os.environ.get("CODEACT_CHAOS_SEED", str(random.randrange(1 << 30))))
@@ -143,17 +144,6 @@ def check(fault: str, events: list[AgentEvent]) -> str:
     else:
         assert isinstance(end, Completed), (fault, end)
     return "completed" if isinstance(end, Completed) else end.code.value
-
-
-def live_children() -> set[int]:
-    pids = set()
-    for proc in psutil.Process().children(recursive=True):
-        try:
-            if proc.status() != psutil.STATUS_ZOMBIE:
-                pids.add(proc.pid)
-        except psutil.NoSuchProcess:
-            pass
-    return pids
 
 
 @pytest.mark.timeout(600)
