@@ -14,7 +14,7 @@ from typing import Any
 import psutil
 import pytest
 
-from tests.conftest import _descendants, _expected
+from tests.processes import accounted, live_children
 
 #: Each node's object store: only plans, records and tool arguments cross it.
 STORE = 80 * 1024 * 1024
@@ -95,11 +95,11 @@ def _ray_owned(pid: int) -> bool:
 def no_leaked_processes() -> Iterator[None]:
     """The root check, less Ray's processes: whatever else a test started — a zygote or
     a worker that an actor left behind — must be gone after it."""
-    before = _descendants()
+    before = live_children()
     yield
     deadline = time.monotonic() + 10
     while True:
-        leaked = {p for p in _descendants() - before - _expected() if not _ray_owned(p)}
+        leaked = {p for p in live_children() - before - accounted() if not _ray_owned(p)}
         if not leaked or time.monotonic() > deadline:
             break
         time.sleep(0.05)
