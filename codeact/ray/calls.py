@@ -16,9 +16,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import pydantic
-import pydantic_core
 
-from sandbox.host.tool_failures import describe, describe_validation
+from sandbox.host.tool_failures import describe, describe_validation, result_json
 from sandbox.host.tools import ToolSet, _validated
 
 
@@ -51,12 +50,7 @@ class CallerTools:
             else:
                 call = functools.partial(fn, *args, **kwargs)
                 value = await asyncio.get_running_loop().run_in_executor(self._threads, call)
-            try:
-                result = pydantic_core.to_jsonable_python(value)
-            except pydantic_core.PydanticSerializationError:
-                raise TypeError(
-                    f"{name}() returned a {type(value).__name__}, which is not JSON-serializable"
-                ) from None
+            result = result_json(name, value)
         except pydantic.ValidationError as exc:
             return reply_failed("TypeError", describe_validation(name, exc))
         except asyncio.CancelledError:

@@ -1,4 +1,5 @@
-"""A tool's failures contained and described: a type name and a message, whatever it raised."""
+"""A tool's failures contained and described (a type name and a message, whatever it
+raised), and its return value as JSON or the reason it has none."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 import pydantic
+import pydantic_core
 
 
 class ToolFailed(Exception):
@@ -63,3 +65,28 @@ def describe_validation(name: str, exc: pydantic.ValidationError) -> str:
         got = repr(err.get("input"))[:80]
         parts.append(f"{where}: {err['msg']} (got {got})")
     return f"{name}(): invalid arguments: " + "; ".join(parts)
+
+
+def result_json(name: str, value: Any) -> Any:
+    """A tool's return value as JSON values; a TypeError naming the tool if it has none."""
+    try:
+        return pydantic_core.to_jsonable_python(value)
+    except pydantic_core.PydanticSerializationError:
+        raise TypeError(
+            f"{name}() returned a {type(value).__name__}, which is not JSON-serializable"
+        ) from None
+
+
+def not_approved(name: str, refusal: str) -> PermissionError:
+    """The refusal of a call its gate did not approve."""
+    return PermissionError(f"{name}() was not approved: {refusal}")
+
+
+def timed_out(name: str, timeout_s: float | None) -> TimeoutError:
+    """The failure of a call that ran past its timeout."""
+    return TimeoutError(f"{name}() did not finish within {timeout_s:g} s")
+
+
+def over_budget(name: str, exc: Exception) -> ToolFailed:
+    """The failure of a call refused for want of a tool thread or slot (``exc`` says which)."""
+    return ToolFailed("RuntimeError", f"{name}(): {exc}")

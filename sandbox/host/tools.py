@@ -28,7 +28,11 @@ from sandbox.host.tool_failures import (
     contained,
     describe,
     describe_validation,
+    not_approved,
+    over_budget,
+    result_json,
     run_contained,
+    timed_out,
 )
 from sandbox.host.tool_slots import Slot, ToolSlots
 from sandbox.host.tool_threads import ToolBudgetExhausted, ToolThreads
@@ -158,12 +162,10 @@ class ToolSet:
 
         ``abort`` set (the run was cancelled) stops the wait for a running call.
         """
-        entered = started = time.perf_counter()
-        arguments = self._arguments(name, args, kwargs)
-        fn = self._tools.get(name)
+        entered, arguments, fn, timeout_s = self._begin(name, args, kwargs, timeout)
+        started = entered
         value: Any = None
         failure: Exception | None = None
-        timeout_s = self._timeouts.get(name, timeout)
         try:
             if fn is None:
                 raise NameError(f"no tool named {name!r}")
@@ -182,6 +184,14 @@ class ToolSet:
             failure = exc
         return self._conclude(name, arguments, (entered, started), value, failure, max_result_bytes)
 
+    def _begin(
+        self, name: str, args: list[Any], kwargs: dict[str, Any], timeout: float
+    ) -> tuple[float, dict[str, Any], Callable[..., Any] | None, float | None]:
+        """When a call came in, its arguments as recorded, its tool and its timeout."""
+        entered = time.perf_counter()
+        arguments = self._arguments(name, args, kwargs)
+        return entered, arguments, self._tools.get(name), self._timeouts.get(name, timeout)
+
     async def invoke_async(
         self,
         name: str,
@@ -198,19 +208,17 @@ class ToolSet:
         has a slot (``tool_slots.py``; ``running`` is told False if it must wait, True
         when it starts, its timeout with it). Cancelling the task abandons the call (a
         sync tool still running then counts as hung)."""
-        entered = started = time.perf_counter()
-        arguments = self._arguments(name, args, kwargs)
-        fn = self._tools.get(name)
+        entered, arguments, fn, timeout_s = self._begin(name, args, kwargs, timeout)
+        started = entered
         value: Any = None
         failure: Exception | None = None
-        timeout_s = self._timeouts.get(name, timeout)
         try:
             if fn is None:
                 raise NameError(f"no tool named {name!r}")
             if self._gate is not None:
                 refusal = await contained(self._gate(name, arguments))
                 if refusal is not None:
-                    raise PermissionError(f"{name}() was not approved: {refusal}")
+                    raise not_approved(name, refusal)
                 started = time.perf_counter()
             value = await self._call_async(name, fn, args, kwargs, timeout_s, threads, running)
         except asyncio.CancelledError:
@@ -236,11 +244,11 @@ class ToolSet:
             try:
                 return await asyncio.wait_for(contained(fn(*args, **kwargs)), timeout_s)
             except TimeoutError:
-                raise TimeoutError(f"{name}() did not finish within {timeout_s:g} s") from None
+                raise timed_out(name, timeout_s) from None
         try:
             slot = await self._slots.wait(threads.max_hung_per_session, running)
         except ToolBudgetExhausted as exc:
-            raise ToolFailed("RuntimeError", f"{name}(): {exc}") from None
+            raise over_budget(name, exc) from None
         if running is not None:
             running(True)
         future = self._submit(name, lambda: run_contained(fn, args, kwargs), threads, slot)
@@ -249,7 +257,7 @@ class ToolSet:
         except (TimeoutError, asyncio.CancelledError) as exc:
             self._let_go(future, slot)
             if isinstance(exc, TimeoutError):
-                raise TimeoutError(f"{name}() did not finish within {timeout_s:g} s") from None
+                raise timed_out(name, timeout_s) from None
             raise
 
     def refused(
@@ -273,12 +281,7 @@ class ToolSet:
         try:
             if failure is not None:
                 raise failure
-            try:
-                result = pydantic_core.to_jsonable_python(value)
-            except pydantic_core.PydanticSerializationError:
-                raise TypeError(
-                    f"{name}() returned a {type(value).__name__}, which is not JSON-serializable"
-                ) from None
+            result = result_json(name, value)
             _check_size(name, result, max_result_bytes)
         except pydantic.ValidationError as exc:
             return self._failure(
@@ -319,7 +322,7 @@ class ToolSet:
             raise ToolFailed("CancelledError", f"{name}(): the run was cancelled")
         refusal = decision.result()
         if refusal is not None:
-            raise PermissionError(f"{name}() was not approved: {refusal}")
+            raise not_approved(name, refusal)
 
     def _call(
         self,
@@ -346,7 +349,7 @@ class ToolSet:
             try:
                 slot = self._slots.take(threads.max_hung_per_session)
             except ToolBudgetExhausted as exc:
-                raise ToolFailed("RuntimeError", f"{name}(): {exc}") from None
+                raise over_budget(name, exc) from None
             future = self._submit(name, lambda: fn(*args, **kwargs), threads, slot)
         deadline = None if timeout_s is None else time.monotonic() + timeout_s
         if _settled(future, deadline, abort):
@@ -355,7 +358,7 @@ class ToolSet:
             self._let_go(future, slot)
         if abort is not None and abort.is_set():
             raise ToolFailed("CancelledError", f"{name}() was abandoned: the run was cancelled")
-        raise TimeoutError(f"{name}() did not finish within {timeout_s:g} s")
+        raise timed_out(name, timeout_s)
 
     def _submit(
         self, name: str, call: Callable[[], Any], threads: ToolThreads, slot: Slot
@@ -365,7 +368,7 @@ class ToolSet:
             future = threads.submit(call)
         except ToolBudgetExhausted as exc:
             self._slots.release(slot)
-            raise ToolFailed("RuntimeError", f"{name}(): {exc}") from None
+            raise over_budget(name, exc) from None
         self._slots.bind(slot, future)
         return future
 
