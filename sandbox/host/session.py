@@ -328,17 +328,9 @@ class Session:
         self._retire(worker)
         records, tool_time = flight.close(), flight.tool_time
         message = message or explain(code.value, self._limits.model_dump())
-        files: list[WrittenFile] = []
-        try:
-            self._check_writes()  # what the run wrote before it was stopped
-            files = self._files_written()
-        except OSError as exc:
-            # The host's verdict stands (this runs inside the run's channel handler, which
-            # would otherwise report the worker it just killed as cancelled); the failure
-            # to look at the mounts is reported with it.
-            message += f" What the run wrote could not be checked: {exc.strerror or exc}."
+        files, unchecked = self._writes_of_stopped_run()
         return Execution(
-            output=Error(message=message),
+            output=Error(message=message + unchecked),
             error_code=code,
             duration_s=time.perf_counter() - started - tool_time,
             cpu_s=cpu,
@@ -359,7 +351,7 @@ class Session:
         records, tool_time = flight.close(), flight.tool_time
         peak = worker.memory_bytes() or 0
         self._retire(worker, release=False)
-        self._check_writes()
+        files, unchecked = self._writes_of_stopped_run()
         origin = worker.origin
         status = origin.exit_status(worker.pid, _EXIT_NOTICE_S) if origin else None
         zygote_cause = None
@@ -375,13 +367,23 @@ class Session:
             zygote_cause=zygote_cause,
             limits=self._limits.model_dump(),
         )
-        code, message = death.code, death.message
         return Execution(
-            output=Error(message=message),
-            error_code=code,
+            output=Error(message=death.message + unchecked),
+            error_code=death.code,
             duration_s=time.perf_counter() - started - tool_time,
             peak_memory_bytes=peak,
             tool_calls=records,
             confinement=self.confinement,
-            files=self._files_written(),
+            files=files,
         )
+
+    def _writes_of_stopped_run(self) -> tuple[list[WrittenFile], str]:
+        """What a stopped or dead worker's run wrote, and a sentence for its message if
+        the mounts could not be looked at. The host's verdict stands either way: this
+        runs inside the run's channel handler, which would otherwise report the worker
+        it just lost as cancelled."""
+        try:
+            self._check_writes()
+            return self._files_written(), ""
+        except OSError as exc:
+            return [], f" What the run wrote could not be checked: {exc.strerror or exc}."
