@@ -11,14 +11,13 @@ import asyncio
 import concurrent.futures
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
-
-from pydantic import BaseModel
+from typing import TYPE_CHECKING, Any, Generic, Literal
 
 from codeact.extract import BlockChoice
 from codeact.feedback import FeedbackConfig
 from codeact.messages import Message
 from codeact.models.base import Model
+from codeact.output import OutputT
 from codeact.prompting import load_templates
 from codeact.schema import OutputSchema
 from codeact.stream import AgentStream
@@ -36,8 +35,13 @@ Approver = Callable[["InteractionRequired"], "SubmitInteraction | Awaitable[Subm
 HistoryProcessor = Callable[[list[Message]], list[Message]]
 
 
-class Agent:
-    """An agent that acts by writing Python. See the module docstring for running it."""
+class Agent(Generic[OutputT]):
+    """An agent that acts by writing Python. See the module docstring for running it.
+
+    With ``output_schema`` a type (a pydantic model, a dataclass...), the agent is an
+    ``Agent[Trip]`` and its runs return ``AgentOutput[Trip]``: ``out.output`` is a
+    ``Trip``. With a JSON schema, or none, ``out.output`` is the JSON value.
+    """
 
     def __init__(
         self,
@@ -49,10 +53,10 @@ class Agent:
         max_steps: int = 10,
         policy: SandboxPolicy | str | None = None,
         description: str | None = None,
-        sub_agents: Sequence[Agent] = (),
-        transfer_targets: Sequence[Agent] = (),
+        sub_agents: Sequence[Agent[Any]] = (),
+        transfer_targets: Sequence[Agent[Any]] = (),
         approval: Approval = "never",
-        output_schema: type[BaseModel] | Mapping[str, Any] | None = None,
+        output_schema: type[OutputT] | Mapping[str, Any] | None = None,
         max_output_retries: int = 2,
         max_transfers: int = 6,
         code_blocks: BlockChoice = "join",
@@ -158,7 +162,7 @@ class Agent:
         return register if fn is None else register(fn)
 
     # -- the graph of agents ---------------------------------------------------------
-    def handoffs(self) -> dict[str, Agent]:
+    def handoffs(self) -> dict[str, Agent[Any]]:
         """Agents this one may transfer to: its sub-agents and transfer targets."""
         return {a.name: a for a in [*self.sub_agents, *self.transfer_targets]}
 
@@ -170,7 +174,7 @@ class Agent:
         history: Sequence[Message] = (),
         sandbox: Sandbox | AsyncSandbox | None = None,
         deps: Any = None,
-    ) -> AgentStream:
+    ) -> AgentStream[OutputT]:
         """Start a run and return its event stream (``async for event in ...``).
 
         ``sandbox``: a sandbox with this agent's policy to run the scripts in, kept up
@@ -192,7 +196,7 @@ class Agent:
         *,
         sandbox: Sandbox | AsyncSandbox | None = None,
         deps: Any = None,
-    ) -> AgentStream:
+    ) -> AgentStream[OutputT]:
         """Continue a run exported with :meth:`AgentStream.checkpoint` (maybe elsewhere)."""
         return AgentStream.resume(self, checkpoint, submission, sandbox, deps)
 
@@ -204,7 +208,7 @@ class Agent:
         approver: Approver | None = None,
         sandbox: Sandbox | AsyncSandbox | None = None,
         deps: Any = None,
-    ) -> AgentOutput:
+    ) -> AgentOutput[OutputT]:
         """Run to the end; ``approver`` answers approval requests; ``sandbox`` and
         ``deps`` as in :meth:`stream`."""
         stream = self.stream(task, history=history, sandbox=sandbox, deps=deps)
@@ -218,7 +222,7 @@ class Agent:
         approver: Approver | None = None,
         sandbox: Sandbox | AsyncSandbox | None = None,
         deps: Any = None,
-    ) -> AgentOutput:
+    ) -> AgentOutput[OutputT]:
         """:meth:`run` for synchronous code.
 
         Called where an event loop is already running (a notebook, an async web

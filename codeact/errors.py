@@ -6,7 +6,7 @@ loop with a failure code; ``MCPConnectionError`` is an MCP server that could not
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from codeact.events import FailureCode
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 class AgentRunFailed(RuntimeError):
     """A run ended without a final result; ``output`` holds what it did."""
 
-    def __init__(self, output: AgentOutput) -> None:
+    def __init__(self, output: AgentOutput[Any]) -> None:
         assert output.failure is not None
         super().__init__(f"{output.failure.code}: {output.failure.message}")
         self.code = output.failure.code

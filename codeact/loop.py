@@ -66,12 +66,12 @@ class AgentLoop:
         self._script_span: Span | None = None
 
     @property
-    def agent(self) -> Agent:
+    def agent(self) -> Agent[Any]:
         """The agent in charge now."""
         return self.state.agent
 
     # -- sessions ------------------------------------------------------------------
-    def system_message(self, agent: Agent) -> Message:
+    def system_message(self, agent: Agent[Any]) -> Message:
         """The rendered system prompt of ``agent``."""
         return Message.system(
             system_prompt(
@@ -85,7 +85,7 @@ class AgentLoop:
             )
         )
 
-    def _visible_tools(self, agent: Agent) -> dict[str, Tool]:
+    def _visible_tools(self, agent: Agent[Any]) -> dict[str, Tool]:
         """The tools as the script and the prompt see them (without a RunContext)."""
         tools = self.ctx.tools_of(agent)
         return {
@@ -98,7 +98,7 @@ class AgentLoop:
             for name, t in tools.items()
         }
 
-    def _run_context(self, agent: Agent) -> RunContext[Any]:
+    def _run_context(self, agent: Agent[Any]) -> RunContext[Any]:
         return RunContext(deps=self.ctx.deps, run_id=self.ctx.run_id, agent_name=agent.name)
 
     async def _open_session(self) -> AsyncSession:
@@ -134,7 +134,7 @@ class AgentLoop:
             session, self._session = self._session, None
             await session.close()
 
-    def _sub_agent_tool(self, sub: Agent) -> Callable[..., Any]:
+    def _sub_agent_tool(self, sub: Agent[Any]) -> Callable[..., Any]:
         async def call_agent(task: str) -> JsonValue:
             loop = AgentLoop(self.ctx, LoopState(sub))
             loop.state.messages = [loop.system_message(sub), Message.human(task)]

@@ -8,7 +8,7 @@ build the run's output, and a resumed run starts from the one a checkpoint carri
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import JsonValue
 
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 class LoopState:
     """One conversation's progress (a sub-agent's call has its own)."""
 
-    agent: Agent
+    agent: Agent[Any]
     messages: list[Message] = field(default_factory=list)
     #: Model calls of the whole conversation, and of the agent in charge since it took over.
     steps: int = 0
@@ -34,7 +34,7 @@ class LoopState:
     transfers: int = 0
 
     @classmethod
-    def resumed(cls, agent: Agent, checkpoint: Checkpoint) -> LoopState:
+    def resumed(cls, agent: Agent[Any], checkpoint: Checkpoint) -> LoopState:
         """The state ``checkpoint`` was taken in, with ``agent`` in charge."""
         return cls(
             agent,
@@ -44,7 +44,9 @@ class LoopState:
             checkpoint.transfers,
         )
 
-    def checkpoint(self, run: RunState, root: Agent, pending: InteractionRequired) -> Checkpoint:
+    def checkpoint(
+        self, run: RunState, root: Agent[Any], pending: InteractionRequired
+    ) -> Checkpoint:
         """This state and ``run``'s totals as a checkpoint, paused on ``pending``."""
         return Checkpoint(
             run_id=run.run_id,
@@ -60,9 +62,15 @@ class LoopState:
             actions=list(pending.actions),
         )
 
-    def output(self, run: RunState, value: JsonValue, failure: RunFailure | None) -> AgentOutput:
-        """The run's output as of now."""
-        return AgentOutput(
+    def output(
+        self,
+        run: RunState,
+        value: JsonValue,
+        failure: RunFailure | None,
+        cls: type[AgentOutput[Any]] = AgentOutput,
+    ) -> AgentOutput[Any]:
+        """The run's output as of now, as ``cls`` (parametrized with the output type)."""
+        return cls(
             run_id=run.run_id,
             agent=self.agent.name,
             value=value,

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+from typing import Any, Generic, cast
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, PrivateAttr
+from typing_extensions import TypeVar
 
 from codeact.events import FailureCode
 from codeact.messages import Message
+from codeact.schema import adapter
 from codeact.summary import UsageSummary, plural
 from sandbox import ToolCallRecord
 
@@ -29,8 +32,18 @@ class RunFailure(BaseModel):
     message: str
 
 
-class AgentOutput(BaseModel):
-    """The final result, the whole history, every tool call and the summed usage."""
+#: The type of a run's final result: the agent's ``output_schema`` when that is a type
+#: (a pydantic model, a dataclass...), else the JSON value itself.
+OutputT = TypeVar("OutputT", default=JsonValue)
+
+
+class AgentOutput(BaseModel, Generic[OutputT]):
+    """The final result, the whole history, every tool call and the summed usage.
+
+    ``value`` is the final result as JSON; ``output`` is the same result as the agent's
+    output type: ``AgentOutput[Trip]`` (what ``run()`` returns for
+    ``Agent(..., output_schema=Trip)``) validates ``value`` into a ``Trip``.
+    """
 
     model_config = ConfigDict(frozen=True)
 
@@ -42,6 +55,22 @@ class AgentOutput(BaseModel):
     usage: UsageSummary = Field(default_factory=UsageSummary)
     steps: int = 0
     failure: RunFailure | None = None
+    #: ``output`` once computed, in a 1-tuple (its value may be None).
+    _output: tuple[Any] | None = PrivateAttr(default=None)
+
+    @property
+    def output(self) -> OutputT:
+        """The final result as the output type (validated from ``value`` once); raises
+        ``ValueError`` when the run failed."""
+        if self.failure is not None:
+            raise ValueError(
+                f"the run failed ({self.failure.code}) and has no output: {self.failure.message}"
+            )
+        if self._output is None:
+            target = output_type(type(self))
+            value = self.value if target is None else adapter(target).validate_python(self.value)
+            self._output = (value,)
+        return cast(OutputT, self._output[0])
 
     @property
     def ok(self) -> bool:
@@ -94,3 +123,14 @@ class AgentOutput(BaseModel):
             text = self.text()
             body = text if text is not None else json.dumps(self.value, ensure_ascii=False)
         return f"{head}\n{body}\n{self.usage_summary()}"
+
+
+def output_type(cls: type[AgentOutput[Any]]) -> Any:
+    """The type ``cls`` was parametrized with (``AgentOutput[Trip]`` → ``Trip``), or None."""
+    args = cls.__pydantic_generic_metadata__["args"]
+    return args[0] if args and isinstance(args[0], type) else None
+
+
+def output_class(schema: object) -> type[AgentOutput[Any]]:
+    """``AgentOutput`` parametrized with ``schema`` when it is a type, else plain."""
+    return AgentOutput[schema] if isinstance(schema, type) else AgentOutput  # type: ignore[valid-type]

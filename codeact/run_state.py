@@ -56,7 +56,7 @@ class RunState:
         self.usage = checkpoint.usage
         self.tool_calls = list(checkpoint.tool_calls)
 
-    async def connect(self, root: Agent) -> None:
+    async def connect(self, root: Agent[Any]) -> None:
         """Connect the MCP servers of ``root`` and of every agent it can reach.
 
         Done once, at the start of the run; :meth:`close` closes them.
@@ -67,7 +67,7 @@ class RunState:
                 tools = await self._connections.connect(agent.mcp_servers, taken)
                 self._mcp_tools[id(agent)] = {t.name: t for t in tools}
 
-    def tools_of(self, agent: Agent) -> dict[str, Tool]:
+    def tools_of(self, agent: Agent[Any]) -> dict[str, Tool]:
         """The agent's own tools and those of its MCP servers."""
         return {**agent.tools, **self._mcp_tools.get(id(agent), {})}
 
@@ -108,9 +108,9 @@ class RunState:
             raise failure
 
 
-def _agent_graph(root: Agent) -> list[Agent]:
+def _agent_graph(root: Agent[Any]) -> list[Agent[Any]]:
     """``root`` and every agent it can reach as a sub-agent or a transfer target."""
-    seen: dict[int, Agent] = {}
+    seen: dict[int, Agent[Any]] = {}
     todo = [root]
     while todo:
         agent = todo.pop()

@@ -6,7 +6,7 @@ import asyncio
 import inspect
 import logging
 import uuid
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, cast
 
 from codeact import telemetry
 from codeact.approval import Checkpoint
@@ -24,7 +24,7 @@ from codeact.events import (
 from codeact.loop import AgentLoop, Continue
 from codeact.loop_state import LoopState
 from codeact.messages import Message
-from codeact.output import AgentOutput, RunFailure
+from codeact.output import AgentOutput, OutputT, RunFailure, output_class
 from codeact.run_state import RunState
 from codeact.settle import settle
 from sandbox import AsyncSandbox, Sandbox, SandboxError
@@ -36,7 +36,7 @@ _END = object()
 _log = logging.getLogger("codeact.loop")
 
 
-class AgentStream:
+class AgentStream(Generic[OutputT]):
     """``async for event in stream`` yields the run's events until it ends.
 
     While the run waits for an approval, answer with :meth:`submit` or export it with
@@ -45,7 +45,7 @@ class AgentStream:
     """
 
     def __init__(
-        self, root: Agent, loop: AgentLoop, task: str, queue: asyncio.Queue[Any]
+        self, root: Agent[OutputT], loop: AgentLoop, task: str, queue: asyncio.Queue[Any]
     ) -> None:
         self.root = root
         self._loop = loop
@@ -69,13 +69,13 @@ class AgentStream:
     @classmethod
     def _new(
         cls,
-        root: Agent,
+        root: Agent[OutputT],
         run_id: str,
         task: str,
         state: LoopState,
         sandbox: Sandbox | AsyncSandbox | None,
         deps: Any = None,
-    ) -> AgentStream:
+    ) -> AgentStream[OutputT]:
         queue: asyncio.Queue[Any] = asyncio.Queue()
         ctx = RunState(run_id, queue.put_nowait, shared_sandbox(root, sandbox), deps)
         return cls(root, AgentLoop(ctx, state), task, queue)
@@ -83,13 +83,13 @@ class AgentStream:
     @classmethod
     def start(
         cls,
-        root: Agent,
+        root: Agent[OutputT],
         *,
         task: str,
         history: list[Message],
         sandbox: Sandbox | AsyncSandbox | None = None,
         deps: Any = None,
-    ) -> AgentStream:
+    ) -> AgentStream[OutputT]:
         """A new run of ``root`` on ``task`` after ``history``."""
         stream = cls._new(root, uuid.uuid4().hex, task, LoopState(root), sandbox, deps)
         stream._history = history
@@ -98,12 +98,12 @@ class AgentStream:
     @classmethod
     def resume(
         cls,
-        root: Agent,
+        root: Agent[OutputT],
         checkpoint: Checkpoint,
         submission: SubmitInteraction,
         sandbox: Sandbox | AsyncSandbox | None = None,
         deps: Any = None,
-    ) -> AgentStream:
+    ) -> AgentStream[OutputT]:
         """Continue ``checkpoint`` with the decisions in ``submission``."""
         if checkpoint.root_agent != root.name:
             raise ValueError(f"the checkpoint belongs to agent {checkpoint.root_agent!r}")
@@ -237,7 +237,7 @@ class AgentStream:
         return await loop.run()
 
     # -- consuming -----------------------------------------------------------------------
-    def __aiter__(self) -> AgentStream:
+    def __aiter__(self) -> AgentStream[OutputT]:
         return self
 
     async def __anext__(self) -> AgentEvent:
@@ -297,9 +297,11 @@ class AgentStream:
                 code=FailureCode.INTERNAL_ERROR, message=describe_exception(error)
             )
 
-    def output(self) -> AgentOutput:
+    def output(self) -> AgentOutput[OutputT]:
         """The run's output so far (complete once the stream has ended)."""
-        return self._state.output(self._ctx, self._value, self._failure)
+        cls = output_class(self.root.output_schema)
+        output = self._state.output(self._ctx, self._value, self._failure, cls)
+        return cast(AgentOutput[OutputT], output)
 
     async def _answer(self, approver: Approver, event: InteractionRequired) -> None:
         """Submit the approver's answer; an approver that fails ends the run."""
@@ -313,7 +315,7 @@ class AgentStream:
                 FailureCode.INTERNAL_ERROR, f"the approver failed: {describe_exception(exc)}"
             )
 
-    async def result(self, approver: Approver | None = None) -> AgentOutput:
+    async def result(self, approver: Approver | None = None) -> AgentOutput[OutputT]:
         """Run to the end, answering approvals with ``approver``; raise if it failed."""
         try:
             async for event in self:
@@ -338,7 +340,7 @@ def _internal_error(exc: BaseException) -> tuple[FailureCode, str]:
     return FailureCode.INTERNAL_ERROR, f"internal error: {describe_exception(exc)}"
 
 
-def _find_agent(root: Agent, name: str) -> Agent:
+def _find_agent(root: Agent[Any], name: str) -> Agent[Any]:
     seen: set[int] = set()
     pending = [root]
     while pending:
@@ -352,7 +354,7 @@ def _find_agent(root: Agent, name: str) -> Agent:
     raise ValueError(f"the checkpoint's agent {name!r} is not reachable from {root.name!r}")
 
 
-def shared_sandbox(root: Agent, sandbox: Sandbox | AsyncSandbox | None) -> AsyncSandbox | None:
+def shared_sandbox(root: Agent[Any], sandbox: Sandbox | AsyncSandbox | None) -> AsyncSandbox | None:
     """The caller's sandbox for a run of ``root``; its policy must be the agent's."""
     if sandbox is None:
         return None
