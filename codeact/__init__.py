@@ -11,6 +11,7 @@ __version__ = "0.1.0"
 from codeact.agent import Agent
 from codeact.approval import Checkpoint
 from codeact.context import RunContext
+from codeact.conversation import Conversation, ConversationState
 from codeact.errors import AgentRunFailed
 from codeact.events import (
     AgentEvent,
@@ -19,6 +20,7 @@ from codeact.events import (
     Failed,
     FailureCode,
     InteractionRequired,
+    ModelDelta,
     ModelReplied,
     PreparedAction,
     ScriptExecuted,
@@ -32,6 +34,7 @@ from codeact.messages import Message
 from codeact.output import AgentOutput, RunFailure, ToolCallLog
 from codeact.stream import AgentStream
 from codeact.summary import UsageSummary
+from codeact.task import Task
 from codeact.tools import Tool, tool
 from codeact.usage import LlmUsage
 
@@ -46,6 +49,8 @@ __all__ = [
     "AgentStream",
     "Checkpoint",
     "Completed",
+    "Conversation",
+    "ConversationState",
     "Decision",
     "Failed",
     "FailureCode",
@@ -53,6 +58,7 @@ __all__ = [
     "InteractionRequired",
     "LlmUsage",
     "Message",
+    "ModelDelta",
     "ModelReplied",
     "PreparedAction",
     "RunContext",
@@ -60,6 +66,7 @@ __all__ = [
     "ScriptExecuted",
     "Started",
     "SubmitInteraction",
+    "Task",
     "Tool",
     "ToolCallLog",
     "Transferred",

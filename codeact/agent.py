@@ -7,12 +7,11 @@
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Literal
 
+from codeact.conversation import Conversation, ConversationState, SessionLease, run_blocking
 from codeact.extract import BlockChoice
 from codeact.feedback import FeedbackConfig
 from codeact.messages import Message
@@ -21,6 +20,7 @@ from codeact.output import OutputT
 from codeact.prompting import load_templates
 from codeact.schema import OutputSchema
 from codeact.stream import AgentStream
+from codeact.task import Task, task_content
 from codeact.tools import Tool, check_name, tool
 from sandbox import AsyncSandbox, Sandbox, SandboxPolicy
 
@@ -169,7 +169,7 @@ class Agent(Generic[OutputT]):
     # -- running -----------------------------------------------------------------------
     def stream(
         self,
-        task: str,
+        task: Task,
         *,
         history: Sequence[Message] = (),
         sandbox: Sandbox | AsyncSandbox | None = None,
@@ -177,16 +177,38 @@ class Agent(Generic[OutputT]):
     ) -> AgentStream[OutputT]:
         """Start a run and return its event stream (``async for event in ...``).
 
-        ``sandbox``: a sandbox with this agent's policy to run the scripts in, kept up
-        by the caller across runs (each run still gets its own session); without it,
-        the run starts a sandbox and stops it at the end. ``deps``: anything the
-        caller's tools need (a database handle, a user id), handed to tools that take a
+        ``task``: the request in words, or a list of content parts (text and images:
+        ``TextPart``, ``ImageDataPart``, ``ImageUrlPart``). The model's replies stream:
+        each piece arrives as a ``ModelDelta`` event before its step's ``ModelReplied``.
+        ``history``: earlier messages of the conversation (a previous run's
+        ``output.messages``); system prompts in it are left out, as the run starts
+        with this agent's own. ``sandbox``: a sandbox with this agent's policy to run
+        the scripts in, kept up by the caller across runs (each run still gets its own
+        session; :meth:`conversation` keeps one); without it, the run starts a sandbox
+        and stops it at the end. ``deps``: anything the caller's tools need (a
+        database handle, a user id), handed to tools that take a
         :class:`~codeact.context.RunContext`; it never enters the sandbox.
         """
-        if not isinstance(task, str) or not task.strip():
-            raise ValueError("the task must be a non-empty string")
+        return self._start(task, history, sandbox, deps, tokens=True)
+
+    def _start(
+        self,
+        task: Task,
+        history: Sequence[Message],
+        sandbox: Sandbox | AsyncSandbox | None,
+        deps: Any,
+        *,
+        tokens: bool,
+        session: SessionLease | None = None,
+    ) -> AgentStream[OutputT]:
         return AgentStream.start(
-            self, task=task, history=list(history), sandbox=sandbox, deps=deps
+            self,
+            task=task_content(task),
+            history=list(history),
+            sandbox=sandbox,
+            deps=deps,
+            tokens=tokens,
+            session=session,
         )
 
     def resume(
@@ -202,21 +224,22 @@ class Agent(Generic[OutputT]):
 
     async def run(
         self,
-        task: str,
+        task: Task,
         *,
         history: Sequence[Message] = (),
         approver: Approver | None = None,
         sandbox: Sandbox | AsyncSandbox | None = None,
         deps: Any = None,
     ) -> AgentOutput[OutputT]:
-        """Run to the end; ``approver`` answers approval requests; ``sandbox`` and
-        ``deps`` as in :meth:`stream`."""
-        stream = self.stream(task, history=history, sandbox=sandbox, deps=deps)
+        """Run to the end; ``approver`` answers approval requests; ``task``,
+        ``history``, ``sandbox`` and ``deps`` as in :meth:`stream` (replies are asked
+        for whole: no ``ModelDelta``)."""
+        stream = self._start(task, history, sandbox, deps, tokens=False)
         return await stream.result(approver)
 
     def run_sync(
         self,
-        task: str,
+        task: Task,
         *,
         history: Sequence[Message] = (),
         approver: Approver | None = None,
@@ -229,13 +252,24 @@ class Agent(Generic[OutputT]):
         framework), the run gets its own loop in a helper thread and this call blocks
         until it ends; ``await agent.run(...)`` is the better choice there.
         """
-        run = self.run(task, history=history, approver=approver, sandbox=sandbox, deps=deps)
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            return asyncio.run(run)
-        with concurrent.futures.ThreadPoolExecutor(1, "codeact-run") as pool:
-            return pool.submit(asyncio.run, run).result()
+        return run_blocking(
+            self.run(task, history=history, approver=approver, sandbox=sandbox, deps=deps)
+        )
+
+    def conversation(
+        self,
+        *,
+        sandbox: Sandbox | AsyncSandbox | None = None,
+        deps: Any = None,
+        state: ConversationState | None = None,
+    ) -> Conversation[OutputT]:
+        """A conversation: turns that share one history and one sandbox session, so
+        each turn sees the variables, functions and imports of the turns before it.
+
+        Use it as a context manager (``with`` or ``async with``); ``state`` reopens one
+        saved with :meth:`Conversation.save` (in this process or another).
+        """
+        return Conversation(self, sandbox=sandbox, deps=deps, state=state)
 
     def __repr__(self) -> str:
         return f"Agent({self.name!r}, model={self.model.name!r}, tools={list(self.tools)})"

@@ -1,6 +1,7 @@
 """AgentEvent: what a run reports as it goes, all JSON-serializable.
 
-``Started``; per step ``ModelReplied``, ``ScriptExecuted``, ``Transferred``;
+``Started``; per step ``ModelDelta`` (pieces of the reply as the model streams them,
+from ``agent.stream()``), ``ModelReplied``, ``ScriptExecuted``, ``Transferred``;
 ``InteractionRequired`` when a person must approve something (answered with
 ``SubmitInteraction``); and one of ``Completed`` / ``Failed`` at the end.
 """
@@ -55,6 +56,17 @@ class Started(_Event):
     task: str
 
 
+class ModelDelta(_Event):
+    """A piece of the model's reply as it arrives; the step's ``ModelReplied`` follows
+    its last piece, and the pieces of each kind joined are that reply's text."""
+
+    type: Literal["model_delta"] = "model_delta"
+    step: int
+    agent: str
+    kind: Literal["text", "thinking"]
+    text: str
+
+
 class ModelReplied(_Event):
     """The model answered (one step)."""
 
@@ -63,6 +75,11 @@ class ModelReplied(_Event):
     agent: str
     content: str
     thinking: str | None = None
+    code: str | None = Field(
+        None,
+        description="The script found in the reply, which runs next (after approval, if "
+        "asked); None when the reply holds no code and the model is asked again.",
+    )
 
 
 class ScriptExecuted(_Event):
@@ -145,6 +162,7 @@ class Failed(_Event):
 
 AgentEvent = Annotated[
     Started
+    | ModelDelta
     | ModelReplied
     | ScriptExecuted
     | Transferred

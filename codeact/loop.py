@@ -11,8 +11,9 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncGenerator, Callable
+from contextlib import aclosing
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from pydantic import JsonValue, TypeAdapter, ValidationError
 
@@ -22,6 +23,7 @@ from codeact.context import RunContext, bind_context, takes_context
 from codeact.errors import RunEnded, describe_exception
 from codeact.events import (
     FailureCode,
+    ModelDelta,
     ModelReplied,
     PreparedAction,
     ScriptExecuted,
@@ -31,7 +33,8 @@ from codeact.extract import extract_code
 from codeact.feedback import feedback_id, render_feedback
 from codeact.loop_state import LoopState
 from codeact.messages import Ai, Message, resolve_history
-from codeact.models.errors import ModelError
+from codeact.models.base import StreamEnd, StreamEvent, TextDelta, ThinkingDelta
+from codeact.models.errors import ModelError, ModelErrorCode
 from codeact.output import ToolCallLog
 from codeact.prompting import render, system_prompt
 from codeact.run_state import RunState
@@ -50,6 +53,7 @@ if TYPE_CHECKING:
     from opentelemetry.trace import Span
 
     from codeact.agent import Agent
+    from codeact.conversation import SessionLease
 
 _log = logging.getLogger("codeact.loop")
 
@@ -57,9 +61,12 @@ _log = logging.getLogger("codeact.loop")
 class AgentLoop:
     """One conversation, from the first model call to a final result."""
 
-    def __init__(self, ctx: RunState, state: LoopState) -> None:
+    def __init__(self, ctx: RunState, state: LoopState, lease: SessionLease | None = None) -> None:
         self.ctx = ctx
         self.state = state
+        #: A conversation's session, kept across its turns: used while its agent is in
+        #: charge, and never closed here.
+        self._lease = lease
         self._session: AsyncSession | None = None
         self._schema_retries = 0
         #: The span of the script running now: the parent of its tool calls' spans.
@@ -104,23 +111,13 @@ class AgentLoop:
     async def _open_session(self) -> AsyncSession:
         if self._session is None:
             agent = self.agent
+            if self._lease is not None and self._lease.agent is agent:
+                self._session = await self._lease.open(self)
+                return self._session
             sandbox = await self.ctx.sandbox(agent.policy)
-            specs = self._visible_tools(agent)
-            tools: dict[str, Callable[..., Any]] = {
-                n: telemetry.traced_tool(n, t.fn, lambda: self._script_span)
-                for n, t in specs.items()
-            }
-            timeouts: dict[str, float | None] = {
-                n: t.timeout_s for n, t in specs.items() if t.timeout_s is not None
-            }
-            for sub in agent.sub_agents:
-                tools[sub.name] = telemetry.traced_tool(
-                    sub.name, self._sub_agent_tool(sub), lambda: self._script_span
-                )
-                timeouts[sub.name] = None
-            gated = agent.approval == "tools" or any(t.requires_approval for t in specs.values())
+            tools, timeouts, gated = self.session_tools(agent)
             session = sandbox.session(
-                tools, gate=self._gate if gated else None, tool_timeouts=timeouts
+                tools, gate=self.gate if gated else None, tool_timeouts=timeouts
             )
             # Kept before it starts, so that close() ends it even if the start is
             # interrupted; the start itself is waited for (it runs in a thread).
@@ -128,11 +125,32 @@ class AgentLoop:
             await uncancellable(session.start())
         return self._session
 
+    def session_tools(
+        self, agent: Agent[Any]
+    ) -> tuple[dict[str, Callable[..., Any]], dict[str, float | None], bool]:
+        """The functions a session of ``agent`` offers its scripts (bound to this run),
+        their timeouts, and whether a gate must approve their calls."""
+        specs = self._visible_tools(agent)
+        tools: dict[str, Callable[..., Any]] = {
+            n: telemetry.traced_tool(n, t.fn, lambda: self._script_span) for n, t in specs.items()
+        }
+        timeouts: dict[str, float | None] = {
+            n: t.timeout_s for n, t in specs.items() if t.timeout_s is not None
+        }
+        for sub in agent.sub_agents:
+            tools[sub.name] = telemetry.traced_tool(
+                sub.name, self._sub_agent_tool(sub), lambda: self._script_span
+            )
+            timeouts[sub.name] = None
+        gated = agent.approval == "tools" or any(t.requires_approval for t in specs.values())
+        return tools, timeouts, gated
+
     async def close(self) -> None:
-        """End the current sandbox session."""
+        """End the current sandbox session (a conversation's stays open)."""
         if self._session is not None:
             session, self._session = self._session, None
-            await session.close()
+            if self._lease is None or session is not self._lease.session:
+                await session.close()
 
     def _sub_agent_tool(self, sub: Agent[Any]) -> Callable[..., Any]:
         async def call_agent(task: str) -> JsonValue:
@@ -151,7 +169,9 @@ class AgentLoop:
         call_agent.__doc__ = sub.description
         return call_agent
 
-    async def _gate(self, name: str, arguments: dict[str, Any]) -> str | None:
+    async def gate(self, name: str, arguments: dict[str, Any]) -> str | None:
+        """Ask for approval of a tool call when it needs one: None to proceed, else why
+        it was refused."""
         agent = self.agent
         spec = self.ctx.tools_of(agent).get(name)
         if agent.approval != "tools" and not (spec and spec.requires_approval):
@@ -194,6 +214,15 @@ class AgentLoop:
     async def _step(self) -> JsonValue | Continue:
         reply = await self._ask_model()
         source = extract_code(reply.text(), self.agent.code_blocks)
+        self.ctx.emit(
+            ModelReplied(
+                step=self.state.steps,
+                agent=self.agent.name,
+                content=reply.text(),
+                thinking=reply.thinking(),
+                code=source,
+            )
+        )
         if source is None:
             self._tell(self.agent.templates["no_code"].strip())
             return CONTINUE
@@ -210,23 +239,48 @@ class AgentLoop:
             history = agent.history_processor(history)
         with telemetry.chat_span(agent.model, agent.max_tokens, agent.temperature) as span:
             try:
-                reply = await agent.model.complete(
-                    history,
-                    stop=agent.stop,
-                    max_tokens=agent.max_tokens,
-                    temperature=agent.temperature,
-                )
+                if self.ctx.stream_tokens:
+                    reply = await self._streamed_reply(history)
+                else:
+                    reply = await agent.model.complete(
+                        history,
+                        stop=agent.stop,
+                        max_tokens=agent.max_tokens,
+                        temperature=agent.temperature,
+                    )
             except ModelError as exc:
                 telemetry.record_failure(span, exc.code.value, str(exc))
                 raise RunEnded(FailureCode(exc.code.value), str(exc)) from None
             telemetry.record_reply(span, reply)
         state.messages.append(reply)
         self.ctx.usage = self.ctx.usage.with_request(reply.usage())
-        self.ctx.emit(
-            ModelReplied(
-                step=state.steps, agent=agent.name, content=reply.text(), thinking=reply.thinking()
-            )
+        return reply
+
+    async def _streamed_reply(self, history: list[Message]) -> Ai:
+        """The model's reply, each piece emitted as a ModelDelta as it arrives."""
+        agent, step = self.agent, self.state.steps
+        reply: Ai | None = None
+        events = cast(
+            "AsyncGenerator[StreamEvent, None]",
+            agent.model.stream(
+                history, stop=agent.stop, max_tokens=agent.max_tokens, temperature=agent.temperature
+            ),
         )
+        async with aclosing(events):
+            async for event in events:
+                if isinstance(event, (TextDelta, ThinkingDelta)) and event.text:
+                    kind: Literal["text", "thinking"] = (
+                        "text" if isinstance(event, TextDelta) else "thinking"
+                    )
+                    delta = ModelDelta(step=step, agent=agent.name, kind=kind, text=event.text)
+                    self.ctx.emit(delta)
+                elif isinstance(event, StreamEnd):
+                    reply = event.message
+        if reply is None:
+            raise ModelError(
+                ModelErrorCode.MALFORMED_RESPONSE,
+                f"{agent.model.name}: the stream ended without its final message",
+            )
         return reply
 
     def _tell(self, text: str) -> None:

@@ -39,6 +39,9 @@ class RunState:
         #: :class:`~codeact.context.RunContext`, never to the sandbox.
         self.deps = deps
         self.emit = emit
+        #: Whether model replies are streamed, each piece emitted as a ModelDelta (for
+        #: ``agent.stream()``; ``run()`` asks for whole replies).
+        self.stream_tokens = False
         self.usage = UsageSummary()
         self.tool_calls: list[ToolCallLog] = []
         self.broker = InteractionBroker(emit)

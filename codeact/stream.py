@@ -6,6 +6,7 @@ import asyncio
 import inspect
 import logging
 import uuid
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, cast
 
 from codeact import telemetry
@@ -23,14 +24,16 @@ from codeact.events import (
 )
 from codeact.loop import AgentLoop, Continue
 from codeact.loop_state import LoopState
-from codeact.messages import Message
+from codeact.messages import Content, Message, System
 from codeact.output import AgentOutput, OutputT, RunFailure, output_class
 from codeact.run_state import RunState
 from codeact.settle import settle
+from codeact.task import task_text
 from sandbox import AsyncSandbox, Sandbox, SandboxError
 
 if TYPE_CHECKING:
     from codeact.agent import Agent, Approver
+    from codeact.conversation import SessionLease
 
 _END = object()
 _log = logging.getLogger("codeact.loop")
@@ -45,14 +48,16 @@ class AgentStream(Generic[OutputT]):
     """
 
     def __init__(
-        self, root: Agent[OutputT], loop: AgentLoop, task: str, queue: asyncio.Queue[Any]
+        self, root: Agent[OutputT], loop: AgentLoop, task: Content, queue: asyncio.Queue[Any]
     ) -> None:
         self.root = root
         self._loop = loop
         self._ctx = loop.ctx
         #: The conversation's progress: the loop moves it, checkpoint() and output() read it.
         self._state = loop.state
-        self._task_text = task
+        self._task = task
+        #: Called with the output once the run has ended (a conversation takes it up).
+        self.on_end: Callable[[AgentOutput[OutputT]], None] | None = None
         self._queue = queue
         self._runner: asyncio.Task[None] | None = None
         self._resume: tuple[Checkpoint, SubmitInteraction] | None = None
@@ -71,27 +76,34 @@ class AgentStream(Generic[OutputT]):
         cls,
         root: Agent[OutputT],
         run_id: str,
-        task: str,
+        task: Content,
         state: LoopState,
         sandbox: Sandbox | AsyncSandbox | None,
         deps: Any = None,
+        lease: SessionLease | None = None,
     ) -> AgentStream[OutputT]:
         queue: asyncio.Queue[Any] = asyncio.Queue()
         ctx = RunState(run_id, queue.put_nowait, shared_sandbox(root, sandbox), deps)
-        return cls(root, AgentLoop(ctx, state), task, queue)
+        return cls(root, AgentLoop(ctx, state, lease), task, queue)
 
     @classmethod
     def start(
         cls,
         root: Agent[OutputT],
         *,
-        task: str,
+        task: Content,
         history: list[Message],
         sandbox: Sandbox | AsyncSandbox | None = None,
         deps: Any = None,
+        tokens: bool = True,
+        session: SessionLease | None = None,
     ) -> AgentStream[OutputT]:
-        """A new run of ``root`` on ``task`` after ``history``."""
-        stream = cls._new(root, uuid.uuid4().hex, task, LoopState(root), sandbox, deps)
+        """A new run of ``root`` on ``task`` after ``history``; ``tokens`` streams the
+        model's replies as ModelDelta events; ``session`` is a conversation's."""
+        stream = cls._new(
+            root, uuid.uuid4().hex, task, LoopState(root), sandbox, deps, session
+        )
+        stream._ctx.stream_tokens = tokens
         stream._history = history
         return stream
 
@@ -111,6 +123,7 @@ class AgentStream(Generic[OutputT]):
             raise ValueError("the submission answers another batch than the checkpoint's")
         state = LoopState.resumed(_find_agent(root, checkpoint.agent), checkpoint)
         stream = cls._new(root, checkpoint.run_id, "", state, sandbox, deps)
+        stream._ctx.stream_tokens = True
         stream._ctx.carry_over(checkpoint)
         stream._resume = (checkpoint, submission)
         return stream
@@ -140,6 +153,11 @@ class AgentStream(Generic[OutputT]):
             else:
                 self._fail(*failure)
                 _log.info("run %s failed (%s): %s", self._ctx.run_id, failure[0], failure[1])
+            if self.on_end is not None:
+                try:
+                    self.on_end(self.output())
+                except Exception:  # the run's outcome stands; the hook's failure is logged
+                    _log.exception("run %s: the end-of-run hook failed", self._ctx.run_id)
         finally:
             self._queue.put_nowait(_END)
         if escaping is not None:
@@ -151,7 +169,8 @@ class AgentStream(Generic[OutputT]):
             if self._cancel_requested:
                 raise asyncio.CancelledError
             if self._resume is None:
-                ctx.emit(Started(run_id=ctx.run_id, agent=self.root.name, task=self._task_text))
+                text = task_text(self._task)
+                ctx.emit(Started(run_id=ctx.run_id, agent=self.root.name, task=text))
             _log.info("run %s started: agent %s", ctx.run_id, self.root.name)
             await ctx.connect(self.root)
             with telemetry.agent_span(self.root.name, ctx.run_id, self.root.model) as span:
@@ -177,8 +196,10 @@ class AgentStream(Generic[OutputT]):
         if self._resume is not None:
             return await self._continue_from_checkpoint(*self._resume)
         if self._history is not None:
-            first = [loop.system_message(self.root), *self._history]
-            self._state.messages = [*first, Message.human(self._task_text)]
+            # One system prompt: this agent's own, whatever the history held.
+            earlier = [m for m in self._history if not isinstance(m, System)]
+            first = [loop.system_message(self.root), *earlier]
+            self._state.messages = [*first, Message.human(self._task)]
         return await loop.run()
 
     async def _cleanup(self) -> tuple[FailureCode, str] | None:

@@ -2,9 +2,11 @@
 
 `ScriptedModel` replies with given responses in order; `FunctionModel` asks a function
 for each reply. Both record every call's messages and options (``.calls``,
-``.call_infos``) so tests can assert on prompts, and both mimic real servers in one
-respect: a reply is cut at the first stop sequence of the call (pass
-``apply_stop=False`` to get replies verbatim).
+``.call_infos``) so tests can assert on prompts, and both mimic real servers in two
+respects: a reply is cut at the first stop sequence of the call (pass
+``apply_stop=False`` to get replies verbatim), and ``stream()`` delivers it in pieces —
+about three by default, ``chunk_chars`` characters each when given, ``chunk_delay_s``
+apart (a model typing for a UI or a streaming test to watch).
 
 Scripts can live in JSON files (``ScriptedModel.from_file`` / ``scripted:PATH``)::
 
@@ -13,17 +15,27 @@ Scripts can live in JSON files (``ScriptedModel.from_file`` / ``scripted:PATH``)
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import json
 from abc import abstractmethod
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from codeact.messages import Ai, Message, ThinkingBlock, ToolCall, new_message_id, resolve_history
-from codeact.models.base import CallOptions, Model, ToolSpec
+from codeact.models.base import (
+    CallOptions,
+    Model,
+    StreamEnd,
+    StreamEvent,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+    ToolSpec,
+)
 from codeact.models.errors import ModelError, ModelErrorCode
 from codeact.usage import LlmUsage
 
@@ -106,14 +118,33 @@ def _with_defaults(reply: Ai) -> Ai:
     return reply.model_copy(update={"finish_reason": reason, "raw_finish_reason": reason})
 
 
+def _chunks(text: str, size: int | None) -> list[str]:
+    if not text:
+        return []
+    if size is None:
+        size = max(1, -(-len(text) // 3))  # about three pieces, as `Model` replays them
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
 class _RecordingModel(Model):
-    """Shared behaviour of the test doubles: recording every call, cutting at stops.
+    """Shared behaviour of the test doubles: recording every call, cutting at stops,
+    streaming a reply in pieces (thinking first, then text, then tool calls)."""
 
-    A stream replays the whole reply in pieces (the `Model` default)."""
-
-    def __init__(self, name: str, apply_stop: bool) -> None:
+    def __init__(
+        self,
+        name: str,
+        apply_stop: bool,
+        chunk_chars: int | None = None,
+        chunk_delay_s: float = 0.0,
+    ) -> None:
+        if chunk_chars is not None and chunk_chars < 1:
+            raise ValueError("chunk_chars must be at least 1")
+        if chunk_delay_s < 0:
+            raise ValueError("chunk_delay_s must not be negative")
         self._name = name
         self.apply_stop = apply_stop
+        self.chunk_chars = chunk_chars
+        self.chunk_delay_s = chunk_delay_s
         self.calls: list[list[Message]] = []
         self.call_infos: list[CallInfo] = []
 
@@ -140,6 +171,24 @@ class _RecordingModel(Model):
         reply = _with_defaults(await self._reply(list(messages), info))
         return _apply_stop(reply, options.stop) if self.apply_stop else reply
 
+    async def _stream_request(
+        self, messages: list[Message], options: CallOptions
+    ) -> AsyncGenerator[StreamEvent, None]:
+        reply = await self._request(messages, options)
+        pieces: list[StreamEvent] = [
+            *(ThinkingDelta(text=p) for p in _chunks(reply.thinking() or "", self.chunk_chars)),
+            *(TextDelta(text=p) for p in _chunks(reply.text(), self.chunk_chars)),
+        ]
+        for piece in pieces:
+            if self.chunk_delay_s:
+                await asyncio.sleep(self.chunk_delay_s)
+            yield piece
+        for index, call in enumerate(reply.tool_calls()):
+            yield ToolCallDelta(
+                index=index, id=call.id, name=call.name, arguments=call.arguments_json()
+            )
+        yield StreamEnd(message=reply)
+
 
 class ScriptedModel(_RecordingModel):
     """Replies with `responses` in order: strings, `Ai` messages or `ScriptedReply`s."""
@@ -150,8 +199,10 @@ class ScriptedModel(_RecordingModel):
         *,
         name: str = "scripted",
         apply_stop: bool = True,
+        chunk_chars: int | None = None,
+        chunk_delay_s: float = 0.0,
     ) -> None:
-        super().__init__(name, apply_stop)
+        super().__init__(name, apply_stop, chunk_chars, chunk_delay_s)
         self.replies: list[Ai] = []
         for index, item in enumerate(responses):
             if isinstance(item, str):
@@ -223,8 +274,16 @@ class FunctionModel(_RecordingModel):
     provider failure.
     """
 
-    def __init__(self, fn: ReplyFunction, *, name: str = "function", apply_stop: bool = True):
-        super().__init__(name, apply_stop)
+    def __init__(
+        self,
+        fn: ReplyFunction,
+        *,
+        name: str = "function",
+        apply_stop: bool = True,
+        chunk_chars: int | None = None,
+        chunk_delay_s: float = 0.0,
+    ):
+        super().__init__(name, apply_stop, chunk_chars, chunk_delay_s)
         self.fn = fn
 
     async def _reply(self, messages: list[Message], info: CallInfo) -> Ai:

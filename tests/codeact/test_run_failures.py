@@ -128,7 +128,7 @@ SCRIPTS = {"approval": "scripts"}
 @pytest.mark.parametrize(
     ("stage", "target", "replacement", "replies", "options"),
     [
-        ("model call", "codeact.models.testing.ScriptedModel.complete", aboom, ONE_STEP, {}),
+        ("model call", "codeact.models.testing._RecordingModel._request", aboom, ONE_STEP, {}),
         ("extraction", "codeact.loop.extract_code", boom, ONE_STEP, {}),
         ("system prompt", "codeact.loop.system_prompt", boom, ONE_STEP, {}),
         ("sandbox start", "sandbox.host.aio.AsyncSandbox.start", aboom, ONE_STEP, {}),
