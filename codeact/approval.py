@@ -50,6 +50,11 @@ class Checkpoint(BaseModel):
     tool_calls: list[ToolCallLog]
     batch_id: str
     actions: list[PreparedAction]
+    snapshot: bytes | None = Field(
+        None,
+        description="The session's state (Session.snapshot) when the run paused, restored "
+        "on resume; None when there was none to keep.",
+    )
 
 
 class InteractionBroker:

@@ -72,9 +72,11 @@ class SessionLease:
         if self.session is None:
             sandbox = await loop.ctx.sandbox(self.agent.policy)
             routed = {name: self._routed(name, fn) for name, fn in tools.items()}
-            restore = {} if self._restore is None else {"restore": self._restore}
             session = sandbox.session(
-                routed, gate=self._gate if gated else None, tool_timeouts=timeouts, **restore
+                routed,
+                gate=self._gate if gated else None,
+                tool_timeouts=timeouts,
+                restore=self._restore,
             )
             self.session = session
             await uncancellable(session.start())
@@ -99,6 +101,12 @@ class SessionLease:
     async def _gate(self, name: str, arguments: dict[str, Any]) -> str | None:
         assert self._loop is not None
         return await self._loop.gate(name, arguments)
+
+    async def snapshot(self) -> bytes | None:
+        """The session's variables, or what a reopened conversation would restore."""
+        if self.session is None:
+            return self._restore
+        return bytes(await self.session.snapshot())
 
     async def close(self) -> None:
         session, self.session = self.session, None
@@ -198,6 +206,25 @@ class Conversation(Generic[OutputT]):
         self.messages = list(output.messages)
         self.outputs.append(output)
 
+    # -- saving ------------------------------------------------------------------------
+    async def save(self) -> ConversationState:
+        """The conversation as JSON-ready data, the session's variables included."""
+        if self._busy:
+            raise RuntimeError("a conversation can be saved between turns, not during one")
+        return ConversationState(
+            agent=self.agent.name,
+            messages=list(self.messages),
+            usage=self.usage,
+            turns=self.turns,
+            snapshot=await self._lease.snapshot(),
+        )
+
+    def save_sync(self) -> ConversationState:
+        """:meth:`save` for synchronous code."""
+        if self._thread is None:
+            self._thread = _LoopThread()
+        return self._thread.call(self.save())
+
     # -- lifecycle ---------------------------------------------------------------------
     async def aclose(self) -> None:
         """End the session and stop the sandbox the conversation started."""
@@ -262,4 +289,3 @@ def run_blocking(coro: Coroutine[Any, Any, T]) -> T:
         return asyncio.run(coro)
     with concurrent.futures.ThreadPoolExecutor(1, "codeact-run") as pool:
         return pool.submit(asyncio.run, coro).result()
-

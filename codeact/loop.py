@@ -46,7 +46,9 @@ from sandbox import (
     AsyncSession,
     Execution,
     PolicyError,
+    RestoreReport,
     SandboxError,
+    SnapshotError,
 )
 
 if TYPE_CHECKING:
@@ -68,6 +70,10 @@ class AgentLoop:
         #: charge, and never closed here.
         self._lease = lease
         self._session: AsyncSession | None = None
+        #: A checkpoint's snapshot, rebuilt in the next session opened (on resume).
+        self._pending_restore: bytes | None = None
+        #: What that session rebuilt of it (None: nothing was restored).
+        self.restored: RestoreReport | None = None
         self._schema_retries = 0
         #: The span of the script running now: the parent of its tool calls' spans.
         self._script_span: Span | None = None
@@ -108,7 +114,12 @@ class AgentLoop:
     def _run_context(self, agent: Agent[Any]) -> RunContext[Any]:
         return RunContext(deps=self.ctx.deps, run_id=self.ctx.run_id, agent_name=agent.name)
 
-    async def _open_session(self) -> AsyncSession:
+    def restore_from(self, snapshot: bytes | None) -> None:
+        """Rebuild ``snapshot`` (a checkpoint's) in the next session this loop opens."""
+        self._pending_restore = snapshot
+
+    async def open_session(self) -> AsyncSession:
+        """The session of the agent in charge, opened (and restored) if need be."""
         if self._session is None:
             agent = self.agent
             if self._lease is not None and self._lease.agent is agent:
@@ -116,14 +127,50 @@ class AgentLoop:
                 return self._session
             sandbox = await self.ctx.sandbox(agent.policy)
             tools, timeouts, gated = self.session_tools(agent)
-            session = sandbox.session(
-                tools, gate=self.gate if gated else None, tool_timeouts=timeouts
-            )
-            # Kept before it starts, so that close() ends it even if the start is
-            # interrupted; the start itself is waited for (it runs in a thread).
-            self._session = session
-            await uncancellable(session.start())
+            restore, self._pending_restore = self._pending_restore, None
+            for attempt in (restore, None) if restore is not None else (None,):
+                session = sandbox.session(
+                    tools, gate=self.gate if gated else None, tool_timeouts=timeouts,
+                    restore=attempt,
+                )
+                # Kept before it starts, so that close() ends it even if the start is
+                # interrupted; the start itself is waited for (it runs in a thread).
+                self._session = session
+                try:
+                    await uncancellable(session.start())
+                except SnapshotError as exc:  # the run goes on, without the variables
+                    _log.warning("run %s: the checkpoint's session was not restored: %s",
+                                 self.ctx.run_id, exc)
+                    self._session = None
+                    continue
+                self.restored = session.restored
+                break
+        assert self._session is not None
         return self._session
+
+    async def keep_state(self) -> None:
+        """Snapshot the session (if there is one) for a checkpoint taken from now on."""
+        self.state.snapshot = None
+        if self._session is None:
+            return
+        try:
+            self.state.snapshot = bytes(await self._session.snapshot())
+        except SnapshotError as exc:  # a checkpoint then says the variables are gone
+            _log.warning("run %s: the session's state was not kept: %s", self.ctx.run_id, exc)
+
+    def resume_note(self) -> tuple[str, bool]:
+        """What the model is told on resuming, and whether the variables were kept."""
+        report = self.restored
+        if report is None:
+            return "The run was resumed from a checkpoint.", False
+        note = (
+            "The run was resumed from a checkpoint: the variables, functions and imports "
+            "of earlier steps were restored."
+        )
+        if report.lost:
+            missing = "; ".join(f"{x.name} ({x.reason})" for x in report.lost)
+            note += f" Not restored: {missing}."
+        return note, True
 
     def session_tools(
         self, agent: Agent[Any]
@@ -142,8 +189,12 @@ class AgentLoop:
                 sub.name, self._sub_agent_tool(sub), lambda: self._script_span
             )
             timeouts[sub.name] = None
-        gated = agent.approval == "tools" or any(t.requires_approval for t in specs.values())
-        return tools, timeouts, gated
+        return tools, timeouts, self._gated(agent)
+
+    def _gated(self, agent: Agent[Any]) -> bool:
+        """Whether some tool call of ``agent``'s scripts needs approval."""
+        tools = self.ctx.tools_of(agent).values()
+        return agent.approval == "tools" or any(t.requires_approval for t in tools)
 
     async def close(self) -> None:
         """End the current sandbox session (a conversation's stays open)."""
@@ -287,6 +338,7 @@ class AgentLoop:
         self.state.messages.append(Message.human(text, id=feedback_id()))
 
     async def _script_approved(self, source: str) -> bool:
+        await self.keep_state()
         action = PreparedAction(
             id=new_action_id(), kind="script", agent=self.agent.name, source=source
         )
@@ -301,10 +353,15 @@ class AgentLoop:
             )
         return decision.proceed
 
-    async def execute(self, source: str, *, note: str = "") -> JsonValue | Continue:
-        """Run one script and act on its output: the final value, or CONTINUE."""
+    async def execute(
+        self, source: str, *, note: str = "", kept: bool = False
+    ) -> JsonValue | Continue:
+        """Run one script and act on its output: the final value, or CONTINUE. ``note``
+        opens the feedback (on resume; ``kept``: the variables were restored)."""
         try:
-            session = await self._open_session()
+            session = await self.open_session()
+            if self._gated(self.agent):
+                await self.keep_state()  # a checkpoint during a tool approval keeps it
             with telemetry.script_span(self.agent.policy) as span:
                 self._script_span = span
                 try:
@@ -337,7 +394,9 @@ class AgentLoop:
         if output.type == "transfer_to_agent":
             return await self._transfer(source, execution, output.agent_name)
         feedback = render_feedback(execution, self.agent.feedback, self.agent.templates)
-        if execution.worker_restarted or note:
+        if kept and not execution.worker_restarted:
+            feedback = f"{note}\n\n{feedback}"
+        elif execution.worker_restarted or note:
             detail = note or "The previous step stopped its worker."
             restarted = render(self.agent.templates["resumed"], detail=detail).strip()
             feedback = f"{restarted}\n\n{feedback}"

@@ -32,6 +32,9 @@ class LoopState:
     steps: int = 0
     agent_steps: int = 0
     transfers: int = 0
+    #: The session's state as of the latest pause for approval (Session.snapshot),
+    #: which a checkpoint carries.
+    snapshot: bytes | None = None
 
     @classmethod
     def resumed(cls, agent: Agent[Any], checkpoint: Checkpoint) -> LoopState:
@@ -42,6 +45,7 @@ class LoopState:
             checkpoint.steps,
             checkpoint.agent_steps,
             checkpoint.transfers,
+            checkpoint.snapshot,
         )
 
     def checkpoint(
@@ -60,6 +64,7 @@ class LoopState:
             tool_calls=list(run.tool_calls),
             batch_id=pending.batch_id,
             actions=list(pending.actions),
+            snapshot=self.snapshot,
         )
 
     def output(

@@ -227,6 +227,10 @@ class AgentStream(Generic[OutputT]):
         self, checkpoint: Checkpoint, submission: SubmitInteraction
     ) -> Any:
         loop = self._loop
+        if checkpoint.snapshot is not None:
+            loop.restore_from(checkpoint.snapshot)
+            await loop.open_session()
+        note, kept = loop.resume_note()
         decisions = {d.action_id: d for d in submission.decisions}
         for action in checkpoint.actions:
             decision = decisions.get(action.id) or Decision(
@@ -234,25 +238,28 @@ class AgentStream(Generic[OutputT]):
             )
             if action.kind == "script" and action.source is not None:
                 if decision.proceed:
-                    outcome = await loop.execute(
-                        action.source, note="The run was resumed from a checkpoint."
-                    )
+                    outcome = await loop.execute(action.source, note=note, kept=kept)
                     if not isinstance(outcome, Continue):
                         return outcome
                 else:
                     self._state.messages.append(
                         Message.human(
-                            f"The run was resumed from a checkpoint.\n"
+                            f"{note}\n"
                             f"Error: the user did not approve this script. Reason: "
                             f"{decision.reason or 'none given'}"
                         )
                     )
             else:
                 text = await loop.run_approved_tool(action, decision.proceed, decision.reason)
+                lost = (
+                    "what it had done since the step before it is undone"
+                    if kept
+                    else "its variables are gone"
+                )
                 self._state.messages.append(
                     Message.human(
-                        "The run was resumed from a checkpoint; the script that made this call "
-                        "was interrupted and its variables are gone.\n" + text
+                        f"{note} The script that made this call was interrupted: {lost}.\n"
+                        + text
                     )
                 )
         return await loop.run()

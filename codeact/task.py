@@ -28,8 +28,10 @@ def task_content(task: Task) -> Content:
         )
     try:
         parts = _PARTS.validate_python(
-            [p.model_dump() if isinstance(p, TextPart | ImageUrlPart | ImageDataPart) else p
-             for p in task]
+            [
+                p.model_dump() if isinstance(p, TextPart | ImageUrlPart | ImageDataPart) else p
+                for p in task
+            ]
         )
     except ValidationError as exc:
         first = exc.errors(include_url=False)[0]

@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # pragma: no cover
         PolicyError,
         RequirementNotMet,
         SandboxError,
+        SnapshotError,
         ToolDefinitionError,
     )
     from sandbox.execution import ErrorCode, Execution, ToolCallRecord
@@ -28,6 +29,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from sandbox.host.health import SandboxHealth
     from sandbox.host.sandbox import Sandbox
     from sandbox.host.session import Session
+    from sandbox.host.snapshots import LostVariable, RestoreReport, Snapshot
     from sandbox.output import Error, FinalResult, Observation, ScriptOutput, TransferToAgent
     from sandbox.policy import Layers, Limits, Mount, SandboxPolicy
 
@@ -41,6 +43,10 @@ _EXPORTS = {
     "Sandbox": "host.sandbox",
     "SandboxHealth": "host.health",
     "Session": "host.session",
+    "Snapshot": "host.snapshots",
+    "LostVariable": "host.snapshots",
+    "RestoreReport": "host.snapshots",
+    "SnapshotError": "errors",
     "Error": "output",
     "FinalResult": "output",
     "Observation": "output",
@@ -69,16 +75,20 @@ __all__ = [
     "FinalResult",
     "Layers",
     "Limits",
+    "LostVariable",
     "Mount",
     "Observation",
     "PolicyError",
     "RequirementNotMet",
+    "RestoreReport",
     "Sandbox",
     "SandboxError",
     "SandboxHealth",
     "SandboxPolicy",
     "ScriptOutput",
     "Session",
+    "Snapshot",
+    "SnapshotError",
     "ToolCallRecord",
     "ToolDefinitionError",
     "TransferToAgent",

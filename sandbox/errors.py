@@ -44,3 +44,8 @@ class ProbeRefused(SandboxError):
 
 class CorpusError(SandboxError, ValueError):
     """A corpus file is malformed; the message names the file."""
+
+
+class SnapshotError(SandboxError, ValueError):
+    """A session's state could not be taken or restored: the blob is not a snapshot, was
+    altered, or the worker failed or ran out of time meanwhile (the message says which)."""

@@ -44,11 +44,15 @@ class Op:
     INIT: Final = "init"
     RUN: Final = "run"
     RESULT: Final = "result"
+    SNAPSHOT: Final = "snapshot"
+    RESTORE: Final = "restore"
     # worker → host
     HELLO: Final = "hello"
     CALL: Final = "call"
     DONE: Final = "done"
     CRASH: Final = "crash"
+    STATE: Final = "state"
+    RESTORED: Final = "restored"
     # host → zygote
     FORK: Final = "fork"
     SHUTDOWN: Final = "shutdown"
@@ -137,7 +141,23 @@ class ToolFailure(TypedDict):
 
 
 ResultFrame = ToolValue | ToolFailure
-HostFrame = InitFrame | RunFrame | ResultFrame
+
+
+class SnapshotRequest(TypedDict):
+    """Encode the script's state (``sandbox/worker/snapshot.py``); answered by ``state``."""
+
+    op: Literal["snapshot"]
+
+
+class RestoreRequest(TypedDict):
+    """Rebuild the state of a snapshot; the next frame, of ``size`` bytes, is the
+    snapshot itself (a JSON object). Answered by ``restored``."""
+
+    op: Literal["restore"]
+    size: int
+
+
+HostFrame = InitFrame | RunFrame | ResultFrame | SnapshotRequest | RestoreRequest
 
 
 # -- worker → host (fields the host tolerates missing are NotRequired) -------------------
@@ -186,7 +206,33 @@ class CrashFrame(TypedDict):
     message: NotRequired[str]
 
 
-WorkerFrame = HelloFrame | CallFrame | DoneFrame | CrashFrame
+class StateFrame(TypedDict):
+    """The answer to ``snapshot``: the next frame, of ``size`` bytes, is the snapshot;
+    with ``error``, no frame follows (the state could not be encoded at all)."""
+
+    op: Literal["state"]
+    size: int
+    error: NotRequired[str]
+    process_cpu_s: NotRequired[float]
+
+
+class RestoredFrame(TypedDict):
+    """The answer to ``restore``: the variables rebuilt, those that could not be (each
+    ``{"name", "reason"}``); ``error`` when the snapshot was refused as a whole."""
+
+    op: Literal["restored"]
+    variables: list[str]
+    lost: list[dict[str, str]]
+    error: NotRequired[str]
+    process_cpu_s: NotRequired[float]
+
+
+WorkerFrame = HelloFrame | CallFrame | DoneFrame | CrashFrame | StateFrame | RestoredFrame
+
+#: What a snapshot's JSON names itself (``"format"``), and the largest one either side
+#: sends or reads: the worker's memory limit bounds what it can hold anyway.
+SNAPSHOT_FORMAT: Final = "codeact-session-snapshot"
+SNAPSHOT_MAX_BYTES: Final = 64 << 20
 
 
 # -- host ↔ zygote datagrams (the first datagram is the worker configuration) ----------

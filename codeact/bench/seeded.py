@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Self
 
-from sandbox import AsyncSandbox, AsyncSession, Sandbox
+from sandbox import AsyncSandbox, AsyncSession, Sandbox, Snapshot
 from sandbox.host.tools import ToolGate
 
 
@@ -42,7 +42,8 @@ class SeededSandbox(AsyncSandbox):
         *,
         gate: ToolGate | None = None,
         tool_timeouts: Mapping[str, float | None] | None = None,
+        restore: bytes | Snapshot | None = None,
     ) -> AsyncSession:
-        session = SeededSession(self.sync, tools, gate, tool_timeouts)
+        session = SeededSession(self.sync, tools, gate, tool_timeouts, restore)
         session.seed = self.seed
         return session

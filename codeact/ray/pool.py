@@ -30,6 +30,8 @@ from sandbox import (
     SandboxError,
     SandboxHealth,
     SandboxPolicy,
+    Snapshot,
+    SnapshotError,
 )
 from sandbox.host.tool_failures import describe
 from sandbox.host.tools import ToolGate
@@ -138,8 +140,12 @@ class RaySandboxPool(AsyncSandbox):
         *,
         gate: ToolGate | None = None,
         tool_timeouts: Mapping[str, float | None] | None = None,
+        restore: bytes | Snapshot | None = None,
     ) -> RaySession:
-        """A new session on one node; use it with ``async with``."""
+        """A new session on one node; use it with ``async with``. Sessions on a node
+        cannot be restored from a snapshot (``restore`` raises SnapshotError)."""
+        if restore is not None:
+            raise SnapshotError("a session on a Ray node cannot be restored from a snapshot")
         return RaySession(self, tools, gate, tool_timeouts)
 
     async def _lease(self) -> tuple[Fleet, Member]:
@@ -171,6 +177,10 @@ class RaySession(AsyncSession):
     def pid(self) -> int | None:
         """The worker's process id (on the session's node)."""
         return self._pid
+
+    async def snapshot(self) -> Snapshot:
+        """Not available on a Ray node: raises SnapshotError."""
+        raise SnapshotError("a session on a Ray node cannot be snapshotted")
 
     @property
     def node(self) -> str | None:

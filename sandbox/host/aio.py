@@ -17,6 +17,7 @@ from sandbox.execution import Execution
 from sandbox.host.health import SandboxHealth
 from sandbox.host.sandbox import Sandbox
 from sandbox.host.session import Session
+from sandbox.host.snapshots import RestoreReport, Snapshot
 from sandbox.host.tools import ToolGate
 from sandbox.policy import SandboxPolicy
 
@@ -102,9 +103,10 @@ class AsyncSandbox:
         *,
         gate: ToolGate | None = None,
         tool_timeouts: Mapping[str, float | None] | None = None,
+        restore: bytes | Snapshot | None = None,
     ) -> AsyncSession:
         """A new session; use it with ``async with``. See :meth:`Sandbox.session`."""
-        return AsyncSession(self.sync, tools, gate, tool_timeouts)
+        return AsyncSession(self.sync, tools, gate, tool_timeouts, restore)
 
 
 class AsyncSession:
@@ -116,11 +118,13 @@ class AsyncSession:
         tools: Mapping[str, Callable[..., Any]] | None,
         gate: ToolGate | None = None,
         tool_timeouts: Mapping[str, float | None] | None = None,
+        restore: bytes | Snapshot | None = None,
     ) -> None:
         self._sandbox = sandbox
         self._tools = tools
         self._gate = gate
         self._tool_timeouts = tool_timeouts
+        self._restore = None if restore is None else Snapshot.load(restore)
         self._session: Session | None = None
 
     async def start(self) -> Self:
@@ -135,6 +139,7 @@ class AsyncSession:
                 tool_timeouts=self._tool_timeouts,
                 loop=loop,
                 cancel=cancel,
+                restore=self._restore,
             )
             task = asyncio.ensure_future(asyncio.to_thread(open_session))
             try:
@@ -174,6 +179,18 @@ class AsyncSession:
             # Let the thread observe the dead worker before the session is reused.
             await asyncio.wait([task])
             raise
+
+    @property
+    def restored(self) -> RestoreReport | None:
+        """What the session's ``restore=`` rebuilt (see :meth:`Session.restore`)."""
+        return self._session.restored if self._session else None
+
+    async def snapshot(self) -> Snapshot:
+        """See :meth:`Session.snapshot` (run in a thread)."""
+        await self.start()
+        session = self._session
+        assert session is not None
+        return await asyncio.to_thread(session.snapshot)
 
     async def close(self) -> None:
         """End the session and kill its worker (quick and non-blocking: done here, so

@@ -78,9 +78,37 @@ class Crash(_Message):
     message: str = ""
 
 
+class StateHeader(_Message):
+    """The answer to ``snapshot``: ``size`` bytes of snapshot follow, unless ``error``."""
+
+    op: Literal["state"]
+    size: Bytes
+    error: str | None = None
+    process_cpu_s: Seconds = 0.0
+
+
+class LostName(_Message):
+    """A variable a snapshot could not keep, or a restore could not rebuild."""
+
+    name: str
+    reason: str
+
+
+class Restored(_Message):
+    """The answer to ``restore``."""
+
+    op: Literal["restored"]
+    variables: list[str]
+    lost: list[LostName]
+    error: str | None = None
+    process_cpu_s: Seconds = 0.0
+
+
 #: Every message a worker may send, one model per protocol frame.
-WORKER_MESSAGES = (Hello, Call, RunDone, Crash)
-WorkerMessage = Annotated[Hello | Call | RunDone | Crash, Field(discriminator="op")]
+WORKER_MESSAGES = (Hello, Call, RunDone, Crash, StateHeader, Restored)
+WorkerMessage = Annotated[
+    Hello | Call | RunDone | Crash | StateHeader | Restored, Field(discriminator="op")
+]
 _ADAPTER: TypeAdapter[WorkerMessage] = TypeAdapter(WorkerMessage)
 
 

@@ -21,6 +21,7 @@ from sandbox.errors import SandboxError
 from sandbox.host.admission import budget
 from sandbox.host.health import SandboxHealth
 from sandbox.host.session import Session
+from sandbox.host.snapshots import Snapshot
 from sandbox.host.supply import SupplyOptions, WorkerSupply
 from sandbox.host.tools import ToolGate, ToolSet
 from sandbox.policy import SandboxPolicy
@@ -141,8 +142,12 @@ class Sandbox:
         tool_timeouts: Mapping[str, float | None] | None = None,
         loop: asyncio.AbstractEventLoop | None = None,
         cancel: threading.Event | None = None,
+        restore: bytes | Snapshot | None = None,
     ) -> Session:
         """A new session in a fresh worker, with ``tools`` callable from its scripts.
+
+        ``restore``: a :meth:`Session.snapshot` to rebuild first (``session.restored``
+        says what it rebuilt); raises SnapshotError when it is not an intact snapshot.
 
         ``gate`` is awaited before every tool call (None = proceed, a string = refuse
         with that reason); ``tool_timeouts`` overrides the policy's per-call timeout for
@@ -150,6 +155,7 @@ class Sandbox:
         a loop the sandbox keeps in a background thread. Waits for an admission slot
         (see the class docstring); setting ``cancel`` abandons that wait.
         """
+        snapshot = None if restore is None else Snapshot.load(restore)
         self.start()
         toolset = ToolSet(tools, gate=gate, timeouts=tool_timeouts)
         current = self._supply
@@ -159,6 +165,12 @@ class Sandbox:
         session = supply.admit(lambda: Session(supply, toolset, loop), cancel)
         with self._lock:
             self._served += 1
+        if snapshot is not None:
+            try:
+                session.restore(snapshot)
+            except BaseException:
+                session.close()
+                raise
         return session
 
     @property

@@ -12,14 +12,16 @@ import asyncio
 import select
 import threading
 import time
+from collections.abc import Callable
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, Self, TypeVar
 
-from sandbox.errors import SandboxError
+from sandbox.errors import SandboxError, SnapshotError
 from sandbox.execution import ErrorCode, Execution, WrittenFile
 from sandbox.host.deaths import explain_death
 from sandbox.host.frames import RunDone, parse_worker_message
 from sandbox.host.run_limits import capped_answer, refuse_source
+from sandbox.host.snapshots import ExchangeFailed, RestoreReport, Snapshot, give, take
 from sandbox.host.supply import WorkerSupply
 from sandbox.host.tool_flight import CallRefused, Flight
 from sandbox.host.tools import ToolSet
@@ -46,6 +48,7 @@ _POLL_S = 0.05
 _CPU_CLAIM_SLACK_S = 0.5
 #: How long a dead worker's exit notice is awaited (the zygote sends it at once).
 _EXIT_NOTICE_S = 2.0
+_T = TypeVar("_T")
 
 
 class Session:
@@ -79,6 +82,8 @@ class Session:
         self._tool_loop = lambda: self._loop or self._supply.async_loop()
         self.confinement: dict[str, str] = {}
         self._worker_lost = False
+        #: What :meth:`restore` rebuilt, once it has (``sb.session(restore=...)``).
+        self.restored: RestoreReport | None = None
         self._closed = False
         self._run_lock = threading.Lock()
         self._own_abort = threading.Event()
@@ -152,6 +157,55 @@ class Session:
             if restarted:
                 execution = execution.model_copy(update={"worker_restarted": True})
             return execution
+
+    def snapshot(self) -> Snapshot:
+        """The script's own state — variables, functions, classes, imports — as a
+        :class:`Snapshot` (JSON bytes), which ``sb.session(restore=...)`` rebuilds in a
+        fresh worker, in this process or another; what cannot be kept (an open file, a
+        generator) is listed in ``lost``. Raises SnapshotError."""
+        with self._run_lock:
+            worker = self._idle_worker()
+            try:
+                snapshot, cpu = self._exchange(worker, lambda: take(worker, self._limits))
+            except ExchangeFailed:
+                self._retire(worker)
+                raise
+            self._worker_cpu = cpu
+            return snapshot
+
+    def restore(self, snapshot: bytes | Snapshot) -> RestoreReport:
+        """Rebuild ``snapshot``'s state in this session (see :meth:`snapshot`); a
+        variable that cannot be rebuilt under this policy is reported in ``lost``.
+        Raises SnapshotError for anything that is not an intact snapshot; the session
+        then goes on in a fresh worker, with nothing of it."""
+        loaded = Snapshot.load(snapshot)
+        with self._run_lock:
+            worker = self._idle_worker()
+            try:
+                report, cpu = self._exchange(worker, lambda: give(worker, loaded, self._limits))
+            except SnapshotError:
+                self._retire(worker)
+                raise
+            self._worker_cpu = cpu
+            self.restored = report
+            return report
+
+    def _idle_worker(self) -> WorkerHandle:
+        if self._closed:
+            raise SandboxError("the session is closed")
+        if self._worker is None:
+            self._start_worker()
+        assert self._worker is not None
+        return self._worker
+
+    def _exchange(self, worker: WorkerHandle, call: Callable[[], _T]) -> _T:
+        """``call()`` with the worker running (plain-Python workers wait stopped)."""
+        if self._pause_between_runs:
+            worker.resume()
+        result = call()
+        if self._pause_between_runs:
+            worker.pause()
+        return result
 
     def kill(self) -> None:
         """Kill the current worker now (a running ``run`` returns promptly)."""

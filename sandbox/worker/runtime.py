@@ -125,6 +125,9 @@ class ScriptRuntime:
         self._sources: dict[str, list[str]] = {}
         self._compiled: dict[str, tuple[str, Any]] = {}
         bind_streams(self._capture, int(limits.get("recursion_depth", 200)))
+        #: The names the sandbox bound in the globals (helpers, tools): not the script's
+        #: own state, which a snapshot keeps.
+        self.installed: set[str] = set(self.globals)
         self._reset()
 
     def _register_string(self, text: str) -> str:
@@ -146,8 +149,17 @@ class ScriptRuntime:
         self._in_script = False
         self._cpu_exceeded = False
 
+    def script_lines(self, filename: str) -> list[str] | None:
+        """The lines of the script (or ``exec``'d string) compiled as ``filename``."""
+        return self._sources.get(filename)
+
+    def script_files(self) -> list[str]:
+        """The file names of the scripts compiled so far, in the order they first ran."""
+        return list(self._sources)
+
     def add_tools(self, names: list[str]) -> None:
         """Bind each host tool as a plain function in the script's globals."""
+        self.installed.update(names)
         for name in names:
             problem = name_refusal("tool", name)
             if problem is not None:

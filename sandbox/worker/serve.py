@@ -1,10 +1,11 @@
 """What runs inside a worker: confine, say hello, then serve the session's scripts.
 
 The worker speaks the framed JSON protocol of ``sandbox/protocol.py`` on one socket.
-Requests: ``init`` (tool names), ``run`` (source). Replies and calls: ``hello``
+Requests: ``init`` (tool names), ``run`` (source), ``snapshot`` and ``restore`` (the
+session's state, ``snapshot.py`` and ``restore.py``). Replies and calls: ``hello``
 (confinement report), ``call`` (a tool call with its ``id``, answered by the host with
 a ``result`` bearing the same id; see ``tool_channel.py``), ``done`` (one run's output),
-``crash`` (why it is exiting).
+``state`` and ``restored``, ``crash`` (why it is exiting).
 
 Worker side: standard library only.
 """
@@ -18,19 +19,25 @@ import time
 from typing import Any, NoReturn, cast
 
 from sandbox.protocol import (
+    SNAPSHOT_MAX_BYTES,
     CallFrame,
     ChannelClosed,
     FrameReader,
     InitFrame,
     Op,
+    RestoredFrame,
+    RestoreRequest,
     RunFrame,
+    StateFrame,
     UnencodableText,
     WorkerConfig,
     encode,
     encode_done,
+    frame_text,
     host_frame_cap,
     in_flight_cap,
 )
+from sandbox.worker import restore, snapshot
 from sandbox.worker.confine.steps import confine
 from sandbox.worker.language import audit
 from sandbox.worker.language.files import Mounts, make_open
@@ -56,6 +63,40 @@ def _call_frame(request: CallFrame, cap: int) -> bytes:
             f"carry at most {cap}"
         )
     return frame
+
+
+def _snapshot(runtime: ScriptRuntime, language: bool) -> bytes:
+    """The ``state`` frame and the snapshot's own frame (or the reason there is none)."""
+    header: StateFrame
+    try:
+        data = snapshot.take(runtime, language)
+        if len(data) > SNAPSHOT_MAX_BYTES:
+            raise ValueError(f"the state is {len(data)} bytes; a snapshot holds at most "
+                             f"{SNAPSHOT_MAX_BYTES}")
+    except (Exception, MemoryError) as exc:
+        detail = f"{type(exc).__name__}: {exc}"[:2000]
+        header = {"op": Op.STATE, "size": 0, "error": detail, "process_cpu_s": time.thread_time()}
+        return encode(header, replace=True)
+    header = {"op": Op.STATE, "size": len(data), "process_cpu_s": time.thread_time()}
+    return encode(header) + frame_text(data.decode("utf-8"), replace=True)
+
+
+def _restore(runtime: ScriptRuntime, reader: FrameReader, size: int) -> RestoredFrame:
+    """Read the snapshot that follows a ``restore`` request and rebuild it."""
+    limit, reader.max_frame = reader.max_frame, max(reader.max_frame, size)
+    try:
+        data = reader.read_frame()
+    finally:
+        reader.max_frame = limit
+    reply: RestoredFrame = {"op": Op.RESTORED, "variables": [], "lost": []}
+    try:
+        reply["variables"], reply["lost"] = restore.restore(runtime, data)
+    except restore.SnapshotRefused as exc:
+        reply["error"] = str(exc)
+    except (Exception, MemoryError) as exc:
+        reply["error"] = f"the snapshot could not be restored: {type(exc).__name__}: {exc}"[:2000]
+    reply["process_cpu_s"] = time.thread_time()
+    return reply
 
 
 def serve(
@@ -122,6 +163,11 @@ def serve(
                 sock.sendall(encode_done(done))
             elif op == Op.INIT:
                 runtime.add_tools(list(cast(InitFrame, message)["tools"]))
+            elif op == Op.SNAPSHOT:
+                sock.sendall(_snapshot(runtime, bool(layers["language"])))
+            elif op == Op.RESTORE:
+                size = int(cast(RestoreRequest, message)["size"])
+                sock.sendall(encode(_restore(runtime, reader, size)))
     except (ChannelClosed, OSError):
         pass
     except BaseException as exc:

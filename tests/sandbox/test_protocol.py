@@ -46,7 +46,7 @@ DIRECTIONS: dict[str, Any] = {
 
 #: Who builds and who reads each direction's messages (paths under sandbox/).
 SENDERS = {
-    "host → worker": ("protocol.py", "host/session.py", "host/tools.py"),
+    "host → worker": ("protocol.py", "host/session.py", "host/tools.py", "host/snapshots.py"),
     "worker → host": ("worker/serve.py", "worker/runtime.py", "worker/tool_stubs.py"),
     "host → zygote": ("host/workers.py",),
     "zygote → host": ("worker/zygote.py",),

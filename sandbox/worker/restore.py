@@ -1,0 +1,455 @@
+"""Rebuilding a snapshot's state in a fresh worker: the other half of ``snapshot.py``.
+
+The snapshot came from the host, which got it from a caller: it is treated as hostile.
+Only the node tags of ``snapshot.TAGS`` are built, each by one function here that
+checks its fields and calls one known constructor; a function or class is its
+definition run again as a script, compiled and guarded by the language layer and held
+to the run's CPU limit like any script; an object of a script class gets its class from
+such a definition and its attributes under the names a script could give them; modules
+and their members come through the script's own import, so a policy that does not
+allow a module does not get it back from a snapshot either. A malformed snapshot is
+refused as a whole (:class:`SnapshotRefused`); a value that cannot be rebuilt under this
+policy (a module it does not allow, a definition that fails) costs its variable only,
+which is reported with the reason.
+
+The order: the values that need no definition first (so that a definition may use
+them, as its default values or decorators did), then the definitions in the order they
+first ran, then the rest.
+
+Worker side: standard library only.
+"""
+
+from __future__ import annotations
+
+import collections
+import datetime
+import decimal
+import enum
+import fractions
+import json
+import re
+import sys
+import types
+from collections.abc import Callable
+from typing import Any
+
+from sandbox.protocol import SNAPSHOT_FORMAT
+from sandbox.worker import restore_data
+from sandbox.worker.language.classes import is_script_class
+from sandbox.worker.snapshot import MAX_DEPTH, import_module
+from sandbox.worker.snapshot_nodes import (
+    NotRebuilt,
+    SnapshotRefused,
+    attribute_name,
+    b64_field,
+    field,
+    ints,
+    iso,
+    number,
+    refuse,
+)
+
+_MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+_NEEDS_DEFINITION = frozenset({"function", "class", "object", "enum"})
+_MISSING = object()
+
+__all__ = ["NotRebuilt", "Restorer", "SnapshotRefused", "restore"]
+
+
+class Restorer:
+    """Rebuilds one snapshot document into ``runtime``'s globals."""
+
+    def __init__(self, runtime: Any, document: Any) -> None:
+        refuse(type(document) is dict, "not a JSON object")
+        refuse(document.get("format") == SNAPSHOT_FORMAT, "not a session snapshot")
+        refuse(document.get("version") == 1, "an unknown version")
+        self.runtime = runtime
+        self.objects: list[Any] = field(document, "objects", list)
+        self.globals: dict[str, Any] = field(document, "globals", dict)
+        self.definitions: list[Any] = field(document, "definitions", list)
+        earlier = field(document, "lost", list)
+        self.lost: list[dict[str, str]] = []
+        for entry in earlier:
+            refuse(type(entry) is dict, "a lost entry")
+            self.lost.append(
+                {"name": field(entry, "name", str), "reason": field(entry, "reason", str)}
+            )
+        self.built: dict[int, Any] = {}
+        self._building: set[int] = set()
+        self._defined: dict[int, Any] = {}
+        self._failed: dict[int, str] = {}
+        self._needs: dict[int, bool] = {}
+        scope = runtime.globals["__builtins__"]
+        self.builtins = scope if isinstance(scope, dict) else vars(scope)
+
+    # -- the order ---------------------------------------------------------------------
+    def restore(self) -> list[str]:
+        """Rebuild everything; the names of the variables rebuilt."""
+        names = list(self.globals)
+        for name in names:
+            refuse(type(name) is str, "a variable name")
+        later = [n for n in names if self._needs_definition(self.globals[n], 0)]
+        restored = [self._bind(n) for n in names if n not in later]
+        introduced = self._run_definitions()
+        restored += [self._bind(n) for n in later]
+        kept = {name for name in restored if name is not None}
+        for name in introduced - kept:
+            self.runtime.globals.pop(name, None)  # bound by a definition, gone since
+        return [name for name in names if name in kept]
+
+    def _bind(self, name: str) -> str | None:
+        try:
+            target = attribute_name(name)
+            if target in self.runtime.installed:
+                raise NotRebuilt("the sandbox binds this name itself")
+            self.runtime.globals[target] = self.value(self.globals[name], 0)
+        except SnapshotRefused:
+            raise
+        except NotRebuilt as exc:
+            self.lost.append({"name": name, "reason": str(exc)})
+            return None
+        except Exception as exc:  # a constructor refused what the snapshot holds
+            reason = f"it could not be rebuilt: {type(exc).__name__}: {exc}"
+            self.lost.append({"name": name, "reason": reason[:300]})
+            return None
+        return target
+
+    def _needs_definition(self, value: Any, depth: int) -> bool:
+        refuse(depth <= MAX_DEPTH * 2, "nested too deeply")
+        if type(value) is dict:
+            if set(value) == {"r"} and type(value["r"]) is int:
+                index = value["r"]
+                if index not in self._needs:
+                    self._needs[index] = False  # a cycle back here adds nothing
+                    refuse(0 <= index < len(self.objects), "a reference out of range")
+                    node = self.objects[index]
+                    refuse(type(node) is dict, "an object entry")
+                    self._needs[index] = node.get("t") in _NEEDS_DEFINITION or any(
+                        self._needs_definition(v, depth + 1) for v in node.values()
+                    )
+                return self._needs[index]
+            return any(self._needs_definition(v, depth + 1) for v in value.values())
+        if type(value) is list:
+            return any(self._needs_definition(v, depth + 1) for v in value)
+        return False
+
+    def _run_definitions(self) -> set[str]:
+        """Run every definition, again while some that failed may now succeed (one
+        using a name another binds); the names they bound that were not there."""
+        introduced: set[str] = set()
+        pending = list(range(len(self.definitions)))
+        while pending:
+            failed = [i for i in pending if not self._define(i, introduced)]
+            if len(failed) == len(pending):
+                break
+            pending = failed
+        return introduced
+
+    def _define(self, index: int, introduced: set[str]) -> bool:
+        entry = self.definitions[index]
+        refuse(type(entry) is dict, "a definition")
+        source, binds = field(entry, "source", str), field(entry, "binds", str)
+        refuse(binds.isidentifier(), "the name a definition binds")
+        before = self.runtime.globals.get(binds, _MISSING)
+        done = self.runtime.run(source)
+        if done.get("error_code") is not None:
+            self._failed[index] = _error_message(done.get("output"))
+            return False
+        value = self.runtime.globals.get(binds, _MISSING)
+        if value is _MISSING:
+            self._failed[index] = f"its definition did not bind {binds!r}"
+            return False
+        if before is _MISSING:
+            introduced.add(binds)
+        self._defined[index] = value
+        self._failed.pop(index, None)
+        return True
+
+    def definition(self, node: dict[str, Any]) -> Any:
+        index = field(node, "def", int)
+        refuse(0 <= index < len(self.definitions), "a definition index")
+        if index not in self._defined:
+            raise NotRebuilt(f"its definition failed: {self._failed.get(index, 'not run')}")
+        return self._defined[index]
+
+    # -- values ------------------------------------------------------------------------
+    def value(self, value: Any, depth: int) -> Any:
+        kind = type(value)
+        if value is None or kind in (bool, int, str, float):
+            return value
+        refuse(kind is dict and set(value) == {"r"} and type(value["r"]) is int, "a value")
+        return self.entry(value["r"], depth + 1)
+
+    def entry(self, index: int, depth: int) -> Any:
+        found = self.built.get(index, _MISSING)
+        if found is not _MISSING:
+            return found
+        refuse(0 <= index < len(self.objects), "a reference out of range")
+        refuse(index not in self._building, "a value that contains itself")
+        refuse(depth <= MAX_DEPTH * 2, "nested too deeply")
+        node = self.objects[index]
+        refuse(type(node) is dict and type(node.get("t")) is str, "an object entry")
+        build = _BUILDERS.get(node["t"]) or restore_data.BUILDERS.get(node["t"])
+        refuse(build is not None, f"unknown tag {node.get('t')!r}")
+        assert build is not None
+        self._building.add(index)
+        try:
+            made = build(self, index, node, depth)
+        finally:
+            self._building.discard(index)
+        self.built[index] = made
+        return made
+
+    def items(self, node: dict[str, Any], depth: int, name: str = "items") -> list[Any]:
+        return [self.value(v, depth) for v in field(node, name, list)]
+
+    def pairs(self, node: dict[str, Any], depth: int, name: str = "items") -> list[tuple[Any, Any]]:
+        out = []
+        for pair in field(node, name, list):
+            refuse(type(pair) is list and len(pair) == 2, "a pair")
+            out.append((self.value(pair[0], depth), self.value(pair[1], depth)))
+        return out
+
+    def filled(self, index: int, made: Any, fill: Callable[[], None]) -> Any:
+        """Register a mutable value before its parts (cycles), then fill it."""
+        self.built[index] = made
+        fill()
+        return made
+
+    def import_(self, name: Any) -> Any:
+        refuse(type(name) is str and _MODULE_NAME.fullmatch(name) is not None, "a module name")
+        try:
+            return import_module(self.runtime, name)
+        except Exception:
+            raise NotRebuilt(f"the module {name!r} cannot be imported under this policy") from None
+
+
+Builder = Callable[[Restorer, int, dict[str, Any], int], Any]
+
+
+def _fraction(r: Restorer, i: int, n: dict[str, Any], d: int) -> Any:
+    num, den = ints(n, "args", 2)
+    refuse(den != 0, "a fraction")
+    return fractions.Fraction(num, den)
+
+
+def _decimal(r: Restorer, i: int, n: dict[str, Any], d: int) -> Any:
+    text = field(n, "v", str)
+    refuse(len(text) <= 4096, "a decimal")
+    try:
+        return decimal.Decimal(text)
+    except decimal.InvalidOperation:
+        raise SnapshotRefused("malformed snapshot: a decimal") from None
+
+
+def _timedelta(r: Restorer, i: int, n: dict[str, Any], d: int) -> Any:
+    days, seconds, micro = ints(n, "args", 3)
+    try:
+        return datetime.timedelta(days, seconds, micro)
+    except OverflowError:
+        raise SnapshotRefused("malformed snapshot: a time span") from None
+
+
+def _range(r: Restorer, i: int, n: dict[str, Any], d: int) -> Any:
+    start, stop, step = ints(n, "args", 3)
+    refuse(step != 0, "a range")
+    return range(start, stop, step)
+
+
+def _datetime(kind: Any) -> Builder:
+    def build(r: Restorer, i: int, n: dict[str, Any], d: int) -> Any:
+        fold = field(n, "fold", int)
+        refuse(fold in (0, 1), "a fold")
+        return iso(n, kind.fromisoformat).replace(fold=fold)
+
+    return build
+
+
+def _deque(r: Restorer, i: int, n: dict[str, Any], d: int) -> Any:
+    maxlen = field(n, "maxlen", (int, type(None)))
+    refuse(maxlen is None or maxlen >= 0, "a deque's length")
+    made: collections.deque[Any] = collections.deque(maxlen=maxlen)
+    return r.filled(i, made, lambda: made.extend(r.items(n, d)))
+
+
+def _mapping(kind: Callable[[], dict[Any, Any]]) -> Builder:
+    def build(r: Restorer, i: int, n: dict[str, Any], d: int) -> Any:
+        made = kind()
+        return r.filled(i, made, lambda: dict.update(made, r.pairs(n, d)))
+
+    return build
+
+
+def _defaultdict(r: Restorer, i: int, n: dict[str, Any], d: int) -> Any:
+    made: collections.defaultdict[Any, Any] = collections.defaultdict()
+    r.built[i] = made
+    factory = r.value(n.get("factory"), d)
+    if factory is not None and not callable(factory):
+        raise NotRebuilt("a defaultdict whose default is not callable")
+    made.default_factory = factory
+    dict.update(made, r.pairs(n, d))
+    return made
+
+
+def _namespace(r: Restorer, i: int, n: dict[str, Any], d: int) -> Any:
+    made = types.SimpleNamespace()
+    state = vars(made)
+    return r.filled(
+        i,
+        made,
+        lambda: state.update(
+            (attribute_name(k, private=False), v) for k, v in r.pairs(n, d, "state")
+        ),
+    )
+
+
+def _builtin(r: Restorer, i: int, n: dict[str, Any], d: int) -> Any:
+    name = field(n, "name", str)
+    if name not in r.builtins:
+        raise NotRebuilt(f"the builtin {name!r} is not available under this policy")
+    return r.builtins[name]
+
+
+def _member(r: Restorer, i: int, n: dict[str, Any], d: int) -> Any:
+    module, attr = r.import_(field(n, "module", str)), field(n, "attr", str)
+    refuse(attr.isidentifier() and not attr.startswith("_"), "a member name")
+    try:
+        return getattr(module, attr)
+    except AttributeError:
+        raise NotRebuilt(f"{n['module']}.{attr} is not available under this policy") from None
+
+
+def _function(r: Restorer, i: int, n: dict[str, Any], d: int) -> Any:
+    fn = r.definition(n)
+    if type(fn) is not types.FunctionType or fn.__globals__ is not r.runtime.globals:
+        raise NotRebuilt("its definition did not make a function")
+    r.built[i] = fn
+    if "defaults" in n:
+        defaults = r.value(n["defaults"], d)
+        refuse(type(defaults) is tuple, "a function's defaults")
+        fn.__defaults__ = defaults
+    if "kwdefaults" in n:
+        kwdefaults = r.value(n["kwdefaults"], d)
+        refuse(type(kwdefaults) is dict and all(type(k) is str for k in kwdefaults), "defaults")
+        fn.__kwdefaults__ = kwdefaults
+    return fn
+
+
+def _class(r: Restorer, i: int, n: dict[str, Any], d: int) -> Any:
+    cls = r.definition(n)
+    if not isinstance(cls, type) or not is_script_class(cls):
+        raise NotRebuilt("its definition did not make a class")
+    r.built[i] = cls
+    for name, value in r.pairs(n, d, "state"):
+        setattr(cls, attribute_name(name, private=False), value)
+    return cls
+
+
+def _object(r: Restorer, i: int, n: dict[str, Any], d: int) -> Any:
+    cls = r.value(n.get("class"), d)
+    refuse(isinstance(cls, type), "an object's class")
+    foreign = [k for k in cls.__mro__ if k is not object and not is_script_class(k)]
+    if "items" in n:
+        if foreign != [tuple]:
+            raise NotRebuilt("the class of a named tuple changed")
+        made = tuple.__new__(cls, r.items(n, d))
+    elif foreign or issubclass(cls, enum.Enum):
+        raise NotRebuilt("an object of a class that is not the script's own alone")
+    else:
+        try:
+            made = object.__new__(cls)
+        except TypeError as exc:
+            raise NotRebuilt(f"its class cannot be instantiated: {exc}") from None
+    r.built[i] = made
+    for name, value in r.pairs(n, d, "state"):
+        _set_attribute(made, cls, attribute_name(name), value)
+    return made
+
+
+def _set_attribute(obj: Any, cls: type, name: str, value: Any) -> None:
+    """Store an attribute as the object held it: in its ``__dict__`` or in a slot,
+    without calling a ``__setattr__`` the script defined."""
+    for klass in cls.__mro__:
+        descriptor = vars(klass).get(name)
+        if type(descriptor) is types.MemberDescriptorType:
+            descriptor.__set__(obj, value)
+            return
+    try:
+        object.__getattribute__(obj, "__dict__")[name] = value
+    except AttributeError:
+        raise NotRebuilt(f"its object has no place for the attribute {name!r}") from None
+
+
+def _enum(r: Restorer, i: int, n: dict[str, Any], d: int) -> Any:
+    cls = r.value(n.get("class"), d)
+    refuse(isinstance(cls, type) and issubclass(cls, enum.Enum), "an enum's class")
+    member = vars(cls).get("_member_map_", {}).get(field(n, "name", str))
+    if member is None:
+        raise NotRebuilt(f"{cls.__name__} has no member {n['name']!r} any more")
+    return member
+
+
+_BUILDERS: dict[str, Builder] = {
+    "float": lambda r, i, n, d: number(field(n, "v", str)),
+    "complex": lambda r, i, n, d: complex(number(n.get("re")), number(n.get("im"))),
+    "bytes": lambda r, i, n, d: b64_field(n),
+    "bytearray": lambda r, i, n, d: bytearray(b64_field(n)),
+    "list": lambda r, i, n, d: (lambda made: r.filled(i, made, lambda: made.extend(r.items(n, d))))(
+        []
+    ),
+    "set": lambda r, i, n, d: (lambda made: r.filled(i, made, lambda: made.update(r.items(n, d))))(
+        set()
+    ),
+    "tuple": lambda r, i, n, d: tuple(r.items(n, d)),
+    "frozenset": lambda r, i, n, d: frozenset(r.items(n, d)),
+    "dict": _mapping(dict),
+    "ordereddict": _mapping(collections.OrderedDict),
+    "counter": _mapping(collections.Counter),
+    "defaultdict": _defaultdict,
+    "deque": _deque,
+    "namespace": _namespace,
+    "range": _range,
+    "datetime": _datetime(datetime.datetime),
+    "time": _datetime(datetime.time),
+    "date": lambda r, i, n, d: iso(n, datetime.date.fromisoformat),
+    "timedelta": _timedelta,
+    "decimal": _decimal,
+    "fraction": _fraction,
+    "module": lambda r, i, n, d: r.import_(n.get("name")),
+    "member": _member,
+    "builtin": _builtin,
+    "function": _function,
+    "class": _class,
+    "object": _object,
+    "enum": _enum,
+}
+
+
+def _error_message(output: Any) -> str:
+    if isinstance(output, str):
+        try:
+            output = json.loads(output)
+        except ValueError:
+            return "it failed"
+    message = output.get("message") if isinstance(output, dict) else None
+    return str(message or "it failed").strip().splitlines()[-1][:300]
+
+
+def restore(runtime: Any, data: bytes) -> tuple[list[str], list[dict[str, str]]]:
+    """Rebuild the snapshot ``data`` into ``runtime``: the variables rebuilt, and the
+    ones lost (the snapshot's own and those that failed here). Raises SnapshotRefused."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, MAX_DEPTH * 16 + 200))
+    try:
+        try:
+            document = json.loads(data)
+        except (ValueError, RecursionError):
+            raise SnapshotRefused("the snapshot is not valid JSON") from None
+        restorer = Restorer(runtime, document)
+        try:
+            variables = restorer.restore()
+        except RecursionError:
+            raise SnapshotRefused("malformed snapshot: nested too deeply") from None
+        return variables, restorer.lost
+    finally:
+        sys.setrecursionlimit(limit)
