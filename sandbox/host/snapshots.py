@@ -7,8 +7,9 @@ The host only moves the bytes: it checks that a worker's answer is a snapshot
 (pydantic, on the envelope) and never builds a value from one, let alone unpickles.
 
 An exchange is bounded like a run: by the policy's wall-clock limit (at least
-:data:`MIN_WAIT_S`), after which the worker is killed and :class:`SnapshotError`
-raised; the session then continues in a fresh worker, as after a killed run.
+:data:`MIN_WAIT_S`; twice that for a restore), after which the worker is killed and
+:class:`SnapshotError` raised; the session then continues in a fresh worker, as after
+a killed run.
 """
 
 from __future__ import annotations
@@ -132,8 +133,10 @@ def take(worker: WorkerHandle, limits: Limits) -> tuple[Snapshot, float]:
 
 
 def give(worker: WorkerHandle, snapshot: Snapshot, limits: Limits) -> tuple[RestoreReport, float]:
-    """Hand ``snapshot`` to ``worker`` to rebuild; what it reports and its CPU clock."""
-    deadline = time.perf_counter() + max(limits.wall_s, MIN_WAIT_S)
+    """Hand ``snapshot`` to ``worker`` to rebuild; what it reports and its CPU clock.
+    Given twice a snapshot's time: its definitions run as scripts, each within the
+    policy's CPU limit."""
+    deadline = time.perf_counter() + 2 * max(limits.wall_s, MIN_WAIT_S)
     request = encode({"op": Op.RESTORE, "size": len(snapshot.data)})
     _send(worker, request + frame_text(snapshot.data.decode("utf-8")), deadline)
     answer = _answer(worker, deadline, "restore")
@@ -158,9 +161,10 @@ def _answer(worker: WorkerHandle, deadline: float, what: str) -> StateHeader | R
     """The worker's answer; tool calls made meanwhile (a decorator run again by a
     restore calling a tool) are refused."""
     while True:
+        frame = _next_frame(worker, deadline, what)
         try:
-            message = parse_worker_message(_next_frame(worker, deadline, what))
-        except ValueError as exc:  # pydantic's: the frame is not a worker message
+            message = parse_worker_message(frame)
+        except ValidationError as exc:  # the frame is not a worker message
             raise ExchangeFailed(f"protocol violation: {str(exc)[:300]}") from None
         if isinstance(message, StateHeader | Restored):
             return message

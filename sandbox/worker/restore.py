@@ -36,7 +36,7 @@ from typing import Any
 from sandbox.protocol import SNAPSHOT_FORMAT
 from sandbox.worker import restore_data
 from sandbox.worker.language.classes import is_script_class
-from sandbox.worker.snapshot import MAX_DEPTH, import_module
+from sandbox.worker.snapshot import MAX_DEPTH, import_module, remember_member
 from sandbox.worker.snapshot_nodes import (
     NotRebuilt,
     SnapshotRefused,
@@ -134,15 +134,16 @@ class Restorer:
         return False
 
     def _run_definitions(self) -> set[str]:
-        """Run every definition, again while some that failed may now succeed (one
-        using a name another binds); the names they bound that were not there."""
+        """Run every definition, again while some that missed a name may now find it
+        (bound by another); the names they bound that were not there."""
         introduced: set[str] = set()
         pending = list(range(len(self.definitions)))
         while pending:
             failed = [i for i in pending if not self._define(i, introduced)]
-            if len(failed) == len(pending):
+            retry = [i for i in failed if "NameError" in self._failed.get(i, "")]
+            if len(failed) == len(pending) or not retry:
                 break
-            pending = failed
+            pending = retry
         return introduced
 
     def _define(self, index: int, introduced: set[str]) -> bool:
@@ -273,9 +274,16 @@ def _deque(r: Restorer, i: int, n: dict[str, Any], d: int) -> Any:
 
 
 def _mapping(kind: Callable[[], dict[Any, Any]]) -> Builder:
+    # Stored item by item: an OrderedDict keeps its own order beside the dict's, and a
+    # Counter's update() would count the pairs instead of storing them.
     def build(r: Restorer, i: int, n: dict[str, Any], d: int) -> Any:
         made = kind()
-        return r.filled(i, made, lambda: dict.update(made, r.pairs(n, d)))
+
+        def fill() -> None:
+            for key, value in r.pairs(n, d):
+                made[key] = value
+
+        return r.filled(i, made, fill)
 
     return build
 
@@ -305,7 +313,7 @@ def _namespace(r: Restorer, i: int, n: dict[str, Any], d: int) -> Any:
 
 def _builtin(r: Restorer, i: int, n: dict[str, Any], d: int) -> Any:
     name = field(n, "name", str)
-    if name not in r.builtins:
+    if name.startswith("_") or name not in r.builtins:
         raise NotRebuilt(f"the builtin {name!r} is not available under this policy")
     return r.builtins[name]
 
@@ -314,9 +322,11 @@ def _member(r: Restorer, i: int, n: dict[str, Any], d: int) -> Any:
     module, attr = r.import_(field(n, "module", str)), field(n, "attr", str)
     refuse(attr.isidentifier() and not attr.startswith("_"), "a member name")
     try:
-        return getattr(module, attr)
+        value = getattr(module, attr)
     except AttributeError:
         raise NotRebuilt(f"{n['module']}.{attr} is not available under this policy") from None
+    remember_member(value, n["module"], attr)
+    return value
 
 
 def _function(r: Restorer, i: int, n: dict[str, Any], d: int) -> Any:

@@ -64,6 +64,16 @@ _NOT_KEPT: tuple[tuple[type | tuple[type, ...], str], ...] = (
 )
 
 
+#: Module members a restore brought back (by id; module members stay alive): a later
+#: snapshot of the same worker names them so again, without the import statements.
+_RESTORED_MEMBERS: dict[int, tuple[str, str]] = {}
+
+
+def remember_member(value: Any, module: str, attr: str) -> None:
+    """Note that ``value`` is ``module.attr`` (called by a restore)."""
+    _RESTORED_MEMBERS[id(value)] = (module, attr)
+
+
 class Unkeepable(Exception):
     """A value with no snapshot form; the message says what it is."""
 
@@ -376,10 +386,33 @@ class Snapshotter:
             return self.add(value, {"t": "builtin", "name": name})
         if self._members is None:
             self._members = self._importable_members()
-        where = self._members.get(id(value))
+        where = (
+            self._members.get(id(value))
+            or _RESTORED_MEMBERS.get(id(value))
+            or self._declared_home(value)
+        )
         if where is None:
             return None
         return self.add(value, {"t": "member", "module": where[0], "attr": where[1]})
+
+    def _declared_home(self, value: Any) -> tuple[str, str] | None:
+        """Where a library class or function says it lives (``__module__``), or one of
+        that module's parents, if the script may import it from there."""
+        try:
+            module_name, name = value.__module__, value.__name__
+        except Exception:
+            return None
+        if not isinstance(module_name, str) or not isinstance(name, str):
+            return None
+        parts = module_name.split(".")
+        for end in range(len(parts), 0, -1):
+            module = self.runtime_import(".".join(parts[:end]))
+            try:
+                if module is not None and getattr(module, name) is value:
+                    return ".".join(parts[:end]), name
+            except Exception:
+                continue
+        return None
 
     def _importable_members(self) -> dict[int, tuple[str, str]]:
         found: dict[int, tuple[str, str]] = {}

@@ -42,9 +42,7 @@ def test_a_pydantic_schema_gives_an_instance_and_keeps_the_json() -> None:
 
 @pytest.mark.timeout(60)
 def test_a_dataclass_schema_is_validated_and_returned_as_one() -> None:
-    model = ScriptedModel(
-        [py("final_result({'x': 1})"), py("final_result({'x': 1, 'y': 2.5})")]
-    )
+    model = ScriptedModel([py("final_result({'x': 1})"), py("final_result({'x': 1, 'y': 2.5})")])
     out = Agent("geo", model, output_schema=Point).run_sync("Where?")
     assert out.output == Point(1.0, 2.5)
     assert out.steps == 2  # the first result missed 'y' and was corrected
