@@ -13,7 +13,8 @@ from string import Template
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from sandbox import Execution
+from codeact.message_parts import Content, ImageDataPart, TextPart
+from sandbox import Execution, ScriptImage
 
 #: Feedback messages (what the loop tells the model) carry ids with this prefix, so that
 #: history processors can tell them from the user's own messages.
@@ -82,3 +83,22 @@ def render_feedback(execution: Execution, config: FeedbackConfig, templates: dic
         )
         .strip()
     )
+
+
+def with_images(text: str, images: list[ScriptImage], *, visible: bool) -> Content:
+    """Feedback ``text`` with the images the script showed: as image parts after it for a
+    model that reads images, else a note of what it cannot see."""
+    if not images:
+        return text
+    count = f"{len(images)} image{'s' if len(images) != 1 else ''}"
+    if not visible:
+        kinds = ", ".join(sorted({image.media_type for image in images}))
+        return (
+            f"{text}\n\nThe script displayed {count} ({kinds}), which you cannot see: "
+            "this model reads text only. Print the numbers behind a chart instead."
+        )
+    parts: list[TextPart | ImageDataPart] = [
+        TextPart(text=f"{text}\n\nThe script displayed {count}:")
+    ]
+    parts += [ImageDataPart(media_type=image.media_type, data=image.data) for image in images]
+    return list(parts)

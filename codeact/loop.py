@@ -30,7 +30,7 @@ from codeact.events import (
     Transferred,
 )
 from codeact.extract import extract_code
-from codeact.feedback import feedback_id, render_feedback
+from codeact.feedback import feedback_id, render_feedback, with_images
 from codeact.loop_state import LoopState
 from codeact.messages import Ai, Message, resolve_history
 from codeact.models.base import StreamEnd, StreamEvent, TextDelta, ThinkingDelta
@@ -48,6 +48,7 @@ from sandbox import (
     PolicyError,
     RestoreReport,
     SandboxError,
+    ScriptImage,
     SnapshotError,
 )
 
@@ -334,8 +335,9 @@ class AgentLoop:
             )
         return reply
 
-    def _tell(self, text: str) -> None:
-        self.state.messages.append(Message.human(text, id=feedback_id()))
+    def _tell(self, text: str, images: list[ScriptImage] | None = None) -> None:
+        content = with_images(text, images or [], visible=self.agent.model.vision)
+        self.state.messages.append(Message.human(content, id=feedback_id()))
 
     async def _script_approved(self, source: str) -> bool:
         await self.keep_state()
@@ -401,7 +403,7 @@ class AgentLoop:
             restarted = render(self.agent.templates["resumed"], detail=detail).strip()
             feedback = f"{restarted}\n\n{feedback}"
         self._executed(source, execution, feedback)
-        self._tell(feedback)
+        self._tell(feedback, execution.images)
         return CONTINUE
 
     def _record(self, execution: Execution) -> None:

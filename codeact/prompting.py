@@ -16,6 +16,7 @@ from string import Template
 from typing import Any
 
 from sandbox import SandboxPolicy
+from sandbox.protocol import shows_images
 
 TEMPLATE_NAMES = (
     "system",
@@ -100,6 +101,17 @@ def describe_limits(policy: SandboxPolicy) -> str:
     )
 
 
+def describe_modules(policy: SandboxPolicy) -> str:
+    """The importable modules, and how to show an image where the policy allows it."""
+    text = ", ".join(policy.modules) or "none"
+    if shows_images([*policy.modules, *policy.extra_modules]):
+        text += (
+            ". To look at a chart or an image, call `plt.show()` or `display(obj)` (a "
+            "matplotlib figure, a PIL image, PNG or JPEG bytes): you see it after the step"
+        )
+    return text
+
+
 def describe_files(policy: SandboxPolicy) -> str:
     """What the script may read and write on disk, in one line."""
     if not policy.mounts:
@@ -151,7 +163,7 @@ def system_prompt(
             sub_agents=agents_text,
             transfer=transfer_text,
             transfer_helper=helper_text,
-            modules=", ".join(policy.modules) or "none",
+            modules=describe_modules(policy),
             limits=describe_limits(policy),
             files=describe_files(policy),
         ).strip()

@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # pragma: no cover
         SnapshotError,
         ToolDefinitionError,
     )
-    from sandbox.execution import ErrorCode, Execution, ToolCallRecord
+    from sandbox.execution import ErrorCode, Execution, ScriptImage, ToolCallRecord
     from sandbox.host.aio import AsyncSandbox, AsyncSession
     from sandbox.host.health import SandboxHealth
     from sandbox.host.sandbox import Sandbox
@@ -40,6 +40,7 @@ _EXPORTS = {
     "ErrorCode": "execution",
     "Execution": "execution",
     "ToolCallRecord": "execution",
+    "ScriptImage": "execution",
     "Sandbox": "host.sandbox",
     "SandboxHealth": "host.health",
     "Session": "host.session",
@@ -85,6 +86,7 @@ __all__ = [
     "SandboxError",
     "SandboxHealth",
     "SandboxPolicy",
+    "ScriptImage",
     "ScriptOutput",
     "Session",
     "Snapshot",

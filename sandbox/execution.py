@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
@@ -58,6 +59,17 @@ class WrittenFile(BaseModel):
     created: bool = Field(description="True if the run created it, False if it changed it.")
 
 
+class ScriptImage(BaseModel):
+    """An image the script showed (``display(obj)``, ``plt.show()``)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    media_type: Literal["image/png", "image/jpeg"]
+    data: str = Field(
+        repr=False, pattern=r"^[A-Za-z0-9+/]*={0,2}$", description="The image, base64-encoded."
+    )
+
+
 class Execution(BaseModel):
     """What :meth:`Session.run` returns, whatever the script did."""
 
@@ -79,6 +91,11 @@ class Execution(BaseModel):
     files: list[WrittenFile] = Field(
         default_factory=list,
         description="Files the run created or changed under the writable mounts.",
+    )
+    images: list[ScriptImage] = Field(
+        default_factory=list,
+        description="The images the script showed, in order (the data policies' display() "
+        "and plt.show()); their base64 counts against result_bytes.",
     )
     worker_restarted: bool = Field(
         False,

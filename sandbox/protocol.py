@@ -186,7 +186,8 @@ class CallFrame(TypedDict):
 class DoneFrame(TypedDict):
     """One run finished. ``output`` is the script's output, an object tagged by
     ``type``; inside the worker, before :func:`encode_done`, it may be that object
-    already encoded as JSON text."""
+    already encoded as JSON text. ``images``: what the script displayed, each
+    ``{"media_type", "data"}`` (base64)."""
 
     op: Literal["done"]
     output: dict[str, Any] | str
@@ -197,6 +198,7 @@ class DoneFrame(TypedDict):
     peak_memory_bytes: NotRequired[int]
     process_cpu_s: NotRequired[float]
     seq: NotRequired[int | None]
+    images: NotRequired[list[dict[str, str]]]
 
 
 class CrashFrame(TypedDict):
@@ -315,6 +317,12 @@ HELPERS: Final = ("final_result", "observation", "error", "transfer_to_agent")
 #: reserves (a script cannot call ``printed``, ``builtins`` or ``breakpoint``; ``print``
 #: is the sandbox's capturing print, which a tool would shadow).
 RESERVED_NAMES: Final = frozenset(HELPERS) | {"print", "printed", "builtins", "breakpoint"}
+
+
+def shows_images(modules: list[str]) -> bool:
+    """Whether a policy allowing ``modules`` gives its scripts ``display(obj)``, and a
+    ``plt.show()`` that attaches the figures to the run (``worker/display.py``)."""
+    return any(m == "*" or m.split(".")[0] in ("matplotlib", "PIL") for m in modules)
 
 
 def name_refusal(kind: str, name: object) -> str | None:

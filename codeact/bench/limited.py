@@ -46,6 +46,7 @@ class LimitedModel(Model):
         seed: int | None = None,
     ) -> None:
         self.inner = inner
+        self.vision = inner.vision
         self.limiter = limiter
         self.max_wait_s = max_wait_s
         self.policy = RetryPolicy(

@@ -59,6 +59,7 @@ class AnthropicModel(HttpModel):
         headers: Mapping[str, str] | None = None,
         extra_body: Mapping[str, Any] | None = None,
         limits: ResponseLimits | None = None,
+        vision: bool = True,
         max_tokens: int = 4096,
         temperature: float | None = None,
         version: str = ANTHROPIC_VERSION,
@@ -81,6 +82,7 @@ class AnthropicModel(HttpModel):
             headers=headers,
             extra_body=extra_body,
             limits=limits,
+            vision=vision,
         )
         self.default_options = CallOptions.build(max_tokens=max_tokens, temperature=temperature)
         self.version = version

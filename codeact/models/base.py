@@ -165,6 +165,11 @@ class Model(ABC):
     whole reply as deltas, without `_request` a call drains the stream.
     """
 
+    #: Whether the model reads images. An agent shows the images a script displayed
+    #: to a model that does as image parts of the next message; one that does not (a
+    #: text-only model: set ``vision = False``) gets a note saying what it cannot see.
+    vision: bool = True
+
     def __new__(cls, *args: Any, **kwargs: Any) -> Self:
         if cls._request is Model._request and cls._stream_request is Model._stream_request:
             raise TypeError(

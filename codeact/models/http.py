@@ -73,7 +73,8 @@ class HttpModel(Model):
     `client` may be supplied (tests pass one with ``httpx.MockTransport``); it then
     stays owned by the caller. Otherwise the model creates one and closes it in
     `aclose`. `limits` bounds each call's response size, streamed text and total time
-    (see `ResponseLimits`).
+    (see `ResponseLimits`). ``vision=False`` is a text-only model: the images scripts
+    show reach it as a note (see `Model.vision`).
     """
 
     provider: str = "http"
@@ -90,6 +91,7 @@ class HttpModel(Model):
         headers: Mapping[str, str] | None = None,
         extra_body: Mapping[str, Any] | None = None,
         limits: ResponseLimits | None = None,
+        vision: bool = True,
     ) -> None:
         if not model or not model.strip():
             raise ValueError(f"{self.provider}: model name must not be empty")
@@ -103,6 +105,7 @@ class HttpModel(Model):
         self.api_key = api_key
         self.retry = retry or RetryPolicy()
         self.limits = limits or ResponseLimits()
+        self.vision = vision
         self.extra_body: dict[str, Any] = dict(extra_body or {})
         self._headers = dict(headers or {})
         if timeout is not None and not isinstance(timeout, httpx.Timeout):

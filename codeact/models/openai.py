@@ -59,6 +59,7 @@ class OpenAIChatModel(HttpModel):
         headers: Mapping[str, str] | None = None,
         extra_body: Mapping[str, Any] | None = None,
         limits: ResponseLimits | None = None,
+        vision: bool = True,
         max_tokens: int | None = None,
         temperature: float | None = None,
         max_tokens_field: Literal["max_tokens", "max_completion_tokens"] | None = None,
@@ -91,6 +92,7 @@ class OpenAIChatModel(HttpModel):
             headers=headers,
             extra_body=extra_body,
             limits=limits,
+            vision=vision,
         )
         self.default_options = CallOptions.build(max_tokens=max_tokens, temperature=temperature)
         if max_tokens_field is None:

@@ -136,6 +136,7 @@ class _RecordingModel(Model):
         apply_stop: bool,
         chunk_chars: int | None = None,
         chunk_delay_s: float = 0.0,
+        vision: bool = True,
     ) -> None:
         if chunk_chars is not None and chunk_chars < 1:
             raise ValueError("chunk_chars must be at least 1")
@@ -145,6 +146,7 @@ class _RecordingModel(Model):
         self.apply_stop = apply_stop
         self.chunk_chars = chunk_chars
         self.chunk_delay_s = chunk_delay_s
+        self.vision = vision
         self.calls: list[list[Message]] = []
         self.call_infos: list[CallInfo] = []
 
@@ -201,8 +203,9 @@ class ScriptedModel(_RecordingModel):
         apply_stop: bool = True,
         chunk_chars: int | None = None,
         chunk_delay_s: float = 0.0,
+        vision: bool = True,
     ) -> None:
-        super().__init__(name, apply_stop, chunk_chars, chunk_delay_s)
+        super().__init__(name, apply_stop, chunk_chars, chunk_delay_s, vision)
         self.replies: list[Ai] = []
         for index, item in enumerate(responses):
             if isinstance(item, str):
@@ -282,8 +285,9 @@ class FunctionModel(_RecordingModel):
         apply_stop: bool = True,
         chunk_chars: int | None = None,
         chunk_delay_s: float = 0.0,
+        vision: bool = True,
     ):
-        super().__init__(name, apply_stop, chunk_chars, chunk_delay_s)
+        super().__init__(name, apply_stop, chunk_chars, chunk_delay_s, vision)
         self.fn = fn
 
     async def _reply(self, messages: list[Message], info: CallInfo) -> Ai:

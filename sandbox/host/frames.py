@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, TypeAdapter
 
-from sandbox.execution import ErrorCode
+from sandbox.execution import ErrorCode, ScriptImage
 
 #: The codes only the host decides (it stopped the worker, or lost it): a worker that
 #: claims one is lying about what the host did.
@@ -69,6 +69,7 @@ class RunDone(_Message):
     peak_memory_bytes: Bytes = 0
     process_cpu_s: Seconds = 0.0
     seq: int | None = None
+    images: list[ScriptImage] = Field(default_factory=list)
 
 
 class Crash(_Message):

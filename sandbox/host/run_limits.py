@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sandbox.execution import ErrorCode, Execution
+from sandbox.execution import ErrorCode, Execution, ScriptImage
 from sandbox.host.frames import RunDone
 from sandbox.limits_text import explain
 from sandbox.output import AnyScriptOutput, Error, ScriptOutput
@@ -47,3 +47,12 @@ def capped_answer(
         output = Error(message=explain("result_limit", limits.model_dump()))
         error_code = ErrorCode.OUTPUT_LIMIT
     return output, stdout, truncated, error_code
+
+
+def capped_images(message: RunDone, limits: Limits) -> tuple[list[ScriptImage], str | None]:
+    """The images of a ``done`` frame, or none and why, when together they pass the
+    policy's ``result_bytes`` (the worker stops a script there; checked again here)."""
+    size = sum(len(image.data) for image in message.images)
+    if size <= limits.result_bytes:
+        return list(message.images), None
+    return [], f"the run's images take {size:,} bytes; at most {limits.result_bytes:,} are allowed"

@@ -20,7 +20,7 @@ from sandbox.errors import SandboxError, SnapshotError
 from sandbox.execution import ErrorCode, Execution, WrittenFile
 from sandbox.host.deaths import explain_death
 from sandbox.host.frames import RunDone, parse_worker_message
-from sandbox.host.run_limits import capped_answer, refuse_source
+from sandbox.host.run_limits import capped_answer, capped_images, refuse_source
 from sandbox.host.snapshots import ExchangeFailed, RestoreReport, Snapshot, give, take
 from sandbox.host.supply import WorkerSupply
 from sandbox.host.tool_flight import CallRefused, Flight
@@ -326,6 +326,9 @@ class Session:
     ) -> Execution:
         records = flight.close()
         output, stdout, truncated, error_code = capped_answer(message, frame_size, self._limits)
+        images, too_large = capped_images(message, self._limits)
+        if too_large is not None:
+            output, error_code = Error(message=too_large), ErrorCode.OUTPUT_LIMIT
         overdrawn = self._check_writes()
         if overdrawn is not None:
             output, error_code = Error(message=overdrawn), ErrorCode.OUTPUT_LIMIT
@@ -344,6 +347,7 @@ class Session:
             tool_calls=records,
             confinement=self.confinement,
             files=self._files_written(),
+            images=images,
             worker_restarted=False,
         )
 

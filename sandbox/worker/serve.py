@@ -36,10 +36,12 @@ from sandbox.protocol import (
     frame_text,
     host_frame_cap,
     in_flight_cap,
+    shows_images,
 )
-from sandbox.worker import restore, snapshot
+from sandbox.worker import display, restore, snapshot
 from sandbox.worker.confine.steps import confine
 from sandbox.worker.language import audit
+from sandbox.worker.language.callables import builtin
 from sandbox.worker.language.files import Mounts, make_open
 from sandbox.worker.language.module_proxy import ModuleTable, make_import
 from sandbox.worker.language.modules import ModuleProxy, reseed_random
@@ -140,6 +142,10 @@ def serve(
             limits, builtin_names, make_import(table), channel.call, channel=channel, **options
         )
         install_cpu_handlers(runtime)
+        display.configure(limits)
+        if shows_images([*config["modules"], *config.get("extra_modules", [])]):
+            runtime.globals["display"] = builtin(display.display, "display")
+            runtime.installed.add("display")
         sys.setrecursionlimit(int(limits["recursion_depth"]) + RECURSION_MARGIN)
         sock.sendall(
             encode(
@@ -160,6 +166,9 @@ def serve(
                 done = runtime.run(str(run["source"]))
                 channel.drain()  # calls the script left in flight: answered before done
                 done["seq"] = run.get("seq")
+                images = display.take()
+                if images:
+                    done["images"] = images
                 sock.sendall(encode_done(done))
             elif op == Op.INIT:
                 runtime.add_tools(list(cast(InitFrame, message)["tools"]))

@@ -38,6 +38,7 @@ import importlib.util
 import sys
 from typing import Any
 
+from sandbox.worker import display
 from sandbox.worker.language import guards, safe_format
 
 #: Curated data modules (a policy names each; submodules not listed are unreachable).
@@ -184,6 +185,8 @@ def _close_matplotlib() -> None:
 
     ticker.StrMethodFormatter.__call__ = formatter_call
     vars(cbook)["_auto_format_str"] = auto_format_str
+    # plt.show() attaches the open figures to the run's images (worker/display.py).
+    vars(importlib.import_module("matplotlib.pyplot"))["show"] = display.show
 
 
 def safe_members(name: str) -> dict[str, Any]:
