@@ -13,7 +13,6 @@ import importlib
 import json
 import logging
 import os
-import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -23,21 +22,16 @@ from codeact import __version__
 from codeact.agent import Agent
 from codeact.errors import describe_exception
 from codeact.events import (
-    AgentEvent,
-    Completed,
     Decision,
-    Failed,
     FailureCode,
     InteractionRequired,
-    ModelReplied,
     PreparedAction,
-    ScriptExecuted,
     SubmitInteraction,
-    Transferred,
 )
 from codeact.mcp.cli import add_mcp_parser
 from codeact.mcp.client import MCPServer, server_from_string
 from codeact.models import ModelError, model_from_string
+from codeact.transcript import Transcript
 from sandbox import PolicyError, SandboxPolicy, policy_cli
 from sandbox import cli as sandbox_cli
 
@@ -45,7 +39,6 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_SANDBOX = 0, 1, 2, 3
 #: What shells report for a process ended by Ctrl-C (128 + SIGINT) and for one whose
 #: output pipe was closed (128 + SIGPIPE).
 EXIT_INTERRUPTED, EXIT_PIPE_CLOSED = 130, 141
-_FENCED = re.compile(r"```.*?(```|$)", re.S)
 
 
 class UsageError(Exception):
@@ -130,6 +123,12 @@ def add_run_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParse
         help="an MCP server whose tools scripts may call: a command line to start "
         "(\"python server.py\") or a streamable-HTTP URL (repeatable)",
     )
+    parser.add_argument(
+        "--save-images",
+        metavar="DIR",
+        type=Path,
+        help="save the images scripts show (plt.show(), display()) in DIR, as stepN-K.png",
+    )
     parser.add_argument("--json", action="store_true", help="print the AgentOutput as JSON")
     parser.set_defaults(handler=run_agent)
 
@@ -160,6 +159,8 @@ def run_agent(args: argparse.Namespace) -> int:
             mcp_servers=[_mcp_server(spec) for spec in args.mcp],
         )
         agent.policy.worker_config()  # checks the mounts' directories before the run
+        if args.save_images is not None:
+            args.save_images.mkdir(parents=True, exist_ok=True)
     except PolicyError as exc:
         named = str(exc) if args.policy in str(exc) else f"--policy {args.policy}: {exc}"
         print(f"codeact run: {named}", file=sys.stderr)
@@ -167,7 +168,13 @@ def run_agent(args: argparse.Namespace) -> int:
     except (UsageError, ModelError, ValueError, TypeError, OSError) as exc:
         print(f"codeact run: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    return asyncio.run(_run(agent, args.task, as_json=args.json, decide=decide))
+    transcript = Transcript(_write, args.save_images, quiet=args.json)
+    return asyncio.run(_run(agent, args.task, transcript, as_json=args.json, decide=decide))
+
+
+def _write(text: str) -> None:
+    sys.stdout.write(text)
+    sys.stdout.flush()  # the model's reply shows as it arrives
 
 
 def _decider(args: argparse.Namespace) -> Decide | None:
@@ -190,18 +197,19 @@ def _decider(args: argparse.Namespace) -> Decide | None:
     return ask_terminal
 
 
-async def _run(agent: Agent, task: str, *, as_json: bool, decide: Decide | None) -> int:
+async def _run(
+    agent: Agent[Any], task: str, transcript: Transcript, *, as_json: bool, decide: Decide | None
+) -> int:
     stream = agent.stream(task)
-    show = (lambda text: None) if as_json else print
     try:
         async for event in stream:
             if isinstance(event, InteractionRequired) and decide is not None:
                 answer = await asyncio.to_thread(_decide_all, event, decide)
                 for line in describe_decisions(event, answer):
-                    show(line)
+                    transcript.line(line)
                 stream.submit(answer)
             else:
-                show(describe(event))
+                transcript.show(event)
     finally:
         await stream.aclose()
     output = stream.output()
@@ -270,40 +278,6 @@ def describe_decisions(event: InteractionRequired, answer: SubmitInteraction) ->
         else f"✗ {kinds.get(d.action_id, 'action')} refused: {d.reason or 'refused'}"
         for d in answer.decisions
     ]
-
-
-def _indent(text: str, prefix: str = "    ") -> str:
-    return "\n".join(prefix + line for line in text.splitlines())
-
-
-def describe(event: AgentEvent) -> str:
-    """One event, readable in a terminal."""
-    if isinstance(event, ModelReplied):
-        parts = [f"── step {event.step} · {event.agent} ──"]
-        if event.thinking:
-            parts.append("thinking:\n" + _indent(event.thinking))
-        prose = _FENCED.sub("", event.content).strip()
-        if prose:
-            parts.append(_indent(prose, "  "))
-        return "\n".join(parts)
-    if isinstance(event, ScriptExecuted):
-        text = f"script:\n{_indent(event.source)}\n{_indent(event.feedback, '  │ ')}"
-        return text + "".join(
-            f"\n  wrote {f.path} ({f.size} bytes{', new' if f.created else ''})"
-            for f in event.execution.files
-        )
-    if isinstance(event, Transferred):
-        return f"→ transferred from {event.from_agent} to {event.to_agent}"
-    if isinstance(event, Completed):
-        value = (
-            event.result
-            if isinstance(event.result, str)
-            else json.dumps(event.result, ensure_ascii=False, indent=2)
-        )
-        return f"══ final result ══\n{value}\n({event.usage.one_line()})"
-    if isinstance(event, Failed):
-        return f"══ failed ({event.code}) ══\n{event.message}\n({event.usage.one_line()})"
-    return f"run {event.run_id} started: {event.agent}" if event.type == "started" else ""
 
 
 def build_parser() -> argparse.ArgumentParser:

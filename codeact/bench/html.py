@@ -16,7 +16,7 @@ from pathlib import Path
 from codeact.bench.html_chart import chart_svg
 from codeact.bench.logdir import write_atomic
 from codeact.bench.records import RunInfo, SampleRecord, Summary
-from codeact.messages import Message
+from codeact.messages import ImageDataPart, Message
 
 _STYLE = """
 body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#1d232a;max-width:1200px}
@@ -29,6 +29,7 @@ details.sample{border:1px solid #dde2e6;border-radius:6px;margin:4px 0;padding:4
 details.sample>summary{cursor:pointer}.tag{display:inline-block;min-width:52px;font-weight:600}
 pre{white-space:pre-wrap;background:#f6f8fa;padding:6px;border-radius:4px;margin:2px 0 8px}
 .role{font-weight:600;color:#5b6570}.filters select{margin-right:12px}
+img.shown{max-width:480px;display:block;margin:2px 0 8px;border:1px solid #dde2e6}
 """
 
 _SCRIPT = """
@@ -91,7 +92,17 @@ def _message(message: Message) -> str:
     if calls:
         text += "\n" + "\n".join(f"→ {c.name}({c.arguments_json()})" for c in calls)
     role = escape(str(getattr(message, "role", "?")))
-    return f'<div class="msg"><span class="role">{role}</span><pre>{escape(text)}</pre></div>'
+    content = getattr(message, "content", "")
+    images = "".join(
+        f'<img class="shown" alt="an image the script showed" '
+        f'src="data:{escape(p.media_type)};base64,{escape(p.data)}">'
+        for p in (content if isinstance(content, list) else [])
+        if isinstance(p, ImageDataPart)
+    )
+    return (
+        f'<div class="msg"><span class="role">{role}</span><pre>{escape(text)}</pre>'
+        f"{images}</div>"
+    )
 
 
 def _value(value: object) -> str:
