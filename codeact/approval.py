@@ -4,11 +4,12 @@ When a script (``approval="scripts"``) or a tool call (``approval="tools"`` or a
 with ``requires_approval``) needs a decision, the run emits ``InteractionRequired`` and
 waits — outside every sandbox limit — until ``SubmitInteraction`` answers it. While it
 waits, the run can be exported as a :class:`Checkpoint` (JSON) and resumed later,
-possibly in another process. What a checkpoint cannot carry is the live session: the
-resumed run starts a fresh sandbox session, so variables, functions and imports from
-earlier steps are gone (the model is told so). A pending script is run (or refused) on
-resume; a pending tool call is executed (or refused) directly by the host and its
-result reported to the model, since the script that made it no longer exists.
+possibly in another process. The live session travels as its snapshot
+(``Session.snapshot``): the resumed run restores the variables, functions and imports
+of earlier steps in a fresh session (the model is told what was not kept). A pending
+script is run (or refused) on resume; a pending tool call is executed (or refused)
+directly by the host and its result reported to the model, since the script that made
+it no longer exists.
 """
 
 from __future__ import annotations
