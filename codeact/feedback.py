@@ -14,7 +14,7 @@ from string import Template
 from pydantic import BaseModel, ConfigDict, Field
 
 from codeact.message_parts import Content, ImageDataPart, TextPart
-from sandbox import Execution, ScriptImage
+from sandbox import Execution, RestoreReport, ScriptImage
 
 #: Feedback messages (what the loop tells the model) carry ids with this prefix, so that
 #: history processors can tell them from the user's own messages.
@@ -102,3 +102,19 @@ def with_images(text: str, images: list[ScriptImage], *, visible: bool) -> Conte
     ]
     parts += [ImageDataPart(media_type=image.media_type, data=image.data) for image in images]
     return list(parts)
+
+
+def resumed_note(restored: RestoreReport | None) -> tuple[str, bool]:
+    """What the model is told when its run resumes from a checkpoint, and whether the
+    variables of its earlier steps were restored (``restored``: what the session got
+    back of the checkpoint's snapshot)."""
+    if restored is None:
+        return "The run was resumed from a checkpoint.", False
+    note = (
+        "The run was resumed from a checkpoint: the variables, functions and imports "
+        "of earlier steps were restored."
+    )
+    if restored.lost:
+        missing = "; ".join(f"{x.name} ({x.reason})" for x in restored.lost)
+        note += f" Not restored: {missing}."
+    return note, True

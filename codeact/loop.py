@@ -11,9 +11,8 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import AsyncGenerator, Callable
-from contextlib import aclosing
-from typing import TYPE_CHECKING, Any, Literal, cast
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from pydantic import JsonValue, TypeAdapter, ValidationError
 
@@ -23,7 +22,6 @@ from codeact.context import RunContext, bind_context, takes_context
 from codeact.errors import RunEnded, describe_exception
 from codeact.events import (
     FailureCode,
-    ModelDelta,
     ModelReplied,
     PreparedAction,
     ScriptExecuted,
@@ -31,25 +29,23 @@ from codeact.events import (
 )
 from codeact.extract import extract_code
 from codeact.feedback import feedback_id, render_feedback, with_images
+from codeact.loop_session import LoopSession
 from codeact.loop_state import LoopState
 from codeact.messages import Ai, Message, resolve_history
-from codeact.models.base import StreamEnd, StreamEvent, TextDelta, ThinkingDelta
-from codeact.models.errors import ModelError, ModelErrorCode
+from codeact.model_call import ask_model
+from codeact.models.errors import ModelError
 from codeact.output import ToolCallLog
 from codeact.prompting import render, system_prompt
 from codeact.run_state import RunState
 from codeact.schema import OutputSchema
-from codeact.settle import settle, uncancellable
+from codeact.settle import settle
 from codeact.summary import plural
 from codeact.tools import Tool
 from sandbox import (
-    AsyncSession,
     Execution,
     PolicyError,
-    RestoreReport,
     SandboxError,
     ScriptImage,
-    SnapshotError,
 )
 
 if TYPE_CHECKING:
@@ -67,14 +63,8 @@ class AgentLoop:
     def __init__(self, ctx: RunState, state: LoopState, lease: SessionLease | None = None) -> None:
         self.ctx = ctx
         self.state = state
-        #: A conversation's session, kept across its turns: used while its agent is in
-        #: charge, and never closed here.
-        self._lease = lease
-        self._session: AsyncSession | None = None
-        #: A checkpoint's snapshot, rebuilt in the next session opened (on resume).
-        self._pending_restore: bytes | None = None
-        #: What that session rebuilt of it (None: nothing was restored).
-        self.restored: RestoreReport | None = None
+        #: The session of the agent in charge (a conversation's ``lease`` when its agent).
+        self.session = LoopSession(self, lease)
         self._schema_retries = 0
         #: The span of the script running now: the parent of its tool calls' spans.
         self._script_span: Span | None = None
@@ -115,63 +105,9 @@ class AgentLoop:
     def _run_context(self, agent: Agent[Any]) -> RunContext[Any]:
         return RunContext(deps=self.ctx.deps, run_id=self.ctx.run_id, agent_name=agent.name)
 
-    def restore_from(self, snapshot: bytes | None) -> None:
-        """Rebuild ``snapshot`` (a checkpoint's) in the next session this loop opens."""
-        self._pending_restore = snapshot
-
-    async def open_session(self) -> AsyncSession:
-        """The session of the agent in charge, opened (and restored) if need be."""
-        if self._session is None:
-            agent = self.agent
-            if self._lease is not None and self._lease.agent is agent:
-                self._session = await self._lease.open(self)
-                return self._session
-            sandbox = await self.ctx.sandbox(agent.policy)
-            tools, timeouts, gated = self.session_tools(agent)
-            restore, self._pending_restore = self._pending_restore, None
-            for attempt in (restore, None) if restore is not None else (None,):
-                session = sandbox.session(
-                    tools, gate=self.gate if gated else None, tool_timeouts=timeouts,
-                    restore=attempt,
-                )
-                # Kept before it starts, so that close() ends it even if the start is
-                # interrupted; the start itself is waited for (it runs in a thread).
-                self._session = session
-                try:
-                    await uncancellable(session.start())
-                except SnapshotError as exc:  # the run goes on, without the variables
-                    _log.warning("run %s: the checkpoint's session was not restored: %s",
-                                 self.ctx.run_id, exc)
-                    self._session = None
-                    continue
-                self.restored = session.restored
-                break
-        assert self._session is not None
-        return self._session
-
     async def keep_state(self) -> None:
         """Snapshot the session (if there is one) for a checkpoint taken from now on."""
-        self.state.snapshot = None
-        if self._session is None:
-            return
-        try:
-            self.state.snapshot = bytes(await self._session.snapshot())
-        except SnapshotError as exc:  # a checkpoint then says the variables are gone
-            _log.warning("run %s: the session's state was not kept: %s", self.ctx.run_id, exc)
-
-    def resume_note(self) -> tuple[str, bool]:
-        """What the model is told on resuming, and whether the variables were kept."""
-        report = self.restored
-        if report is None:
-            return "The run was resumed from a checkpoint.", False
-        note = (
-            "The run was resumed from a checkpoint: the variables, functions and imports "
-            "of earlier steps were restored."
-        )
-        if report.lost:
-            missing = "; ".join(f"{x.name} ({x.reason})" for x in report.lost)
-            note += f" Not restored: {missing}."
-        return note, True
+        self.state.snapshot = await self.session.snapshot()
 
     def session_tools(
         self, agent: Agent[Any]
@@ -199,10 +135,7 @@ class AgentLoop:
 
     async def close(self) -> None:
         """End the current sandbox session (a conversation's stays open)."""
-        if self._session is not None:
-            session, self._session = self._session, None
-            if self._lease is None or session is not self._lease.session:
-                await session.close()
+        await self.session.close()
 
     def _sub_agent_tool(self, sub: Agent[Any]) -> Callable[..., Any]:
         async def call_agent(task: str) -> JsonValue:
@@ -291,48 +224,14 @@ class AgentLoop:
             history = agent.history_processor(history)
         with telemetry.chat_span(agent.model, agent.max_tokens, agent.temperature) as span:
             try:
-                if self.ctx.stream_tokens:
-                    reply = await self._streamed_reply(history)
-                else:
-                    reply = await agent.model.complete(
-                        history,
-                        stop=agent.stop,
-                        max_tokens=agent.max_tokens,
-                        temperature=agent.temperature,
-                    )
+                emit = self.ctx.emit if self.ctx.stream_tokens else None
+                reply = await ask_model(agent, history, step=state.steps, emit=emit)
             except ModelError as exc:
                 telemetry.record_failure(span, exc.code.value, str(exc))
                 raise RunEnded(FailureCode(exc.code.value), str(exc)) from None
             telemetry.record_reply(span, reply)
         state.messages.append(reply)
         self.ctx.usage = self.ctx.usage.with_request(reply.usage())
-        return reply
-
-    async def _streamed_reply(self, history: list[Message]) -> Ai:
-        """The model's reply, each piece emitted as a ModelDelta as it arrives."""
-        agent, step = self.agent, self.state.steps
-        reply: Ai | None = None
-        events = cast(
-            "AsyncGenerator[StreamEvent, None]",
-            agent.model.stream(
-                history, stop=agent.stop, max_tokens=agent.max_tokens, temperature=agent.temperature
-            ),
-        )
-        async with aclosing(events):
-            async for event in events:
-                if isinstance(event, (TextDelta, ThinkingDelta)) and event.text:
-                    kind: Literal["text", "thinking"] = (
-                        "text" if isinstance(event, TextDelta) else "thinking"
-                    )
-                    delta = ModelDelta(step=step, agent=agent.name, kind=kind, text=event.text)
-                    self.ctx.emit(delta)
-                elif isinstance(event, StreamEnd):
-                    reply = event.message
-        if reply is None:
-            raise ModelError(
-                ModelErrorCode.MALFORMED_RESPONSE,
-                f"{agent.model.name}: the stream ended without its final message",
-            )
         return reply
 
     def _tell(self, text: str, images: list[ScriptImage] | None = None) -> None:
@@ -361,7 +260,7 @@ class AgentLoop:
         """Run one script and act on its output: the final value, or CONTINUE. ``note``
         opens the feedback (on resume; ``kept``: the variables were restored)."""
         try:
-            session = await self.open_session()
+            session = await self.session.open()
             if self._gated(self.agent):
                 await self.keep_state()  # a checkpoint during a tool approval keeps it
             with telemetry.script_span(self.agent.policy) as span:

@@ -22,6 +22,7 @@ from codeact.events import (
     Started,
     SubmitInteraction,
 )
+from codeact.feedback import resumed_note
 from codeact.loop import AgentLoop, Continue
 from codeact.loop_state import LoopState
 from codeact.messages import Content, Message, System
@@ -228,9 +229,9 @@ class AgentStream(Generic[OutputT]):
     ) -> Any:
         loop = self._loop
         if checkpoint.snapshot is not None:
-            loop.restore_from(checkpoint.snapshot)
-            await loop.open_session()
-        note, kept = loop.resume_note()
+            loop.session.restore_from(checkpoint.snapshot)
+            await loop.session.open()
+        note, kept = resumed_note(loop.session.restored)
         decisions = {d.action_id: d for d in submission.decisions}
         for action in checkpoint.actions:
             decision = decisions.get(action.id) or Decision(

@@ -159,53 +159,41 @@ class Session:
             return execution
 
     def snapshot(self) -> Snapshot:
-        """The script's own state — variables, functions, classes, imports — as a
-        :class:`Snapshot` (JSON bytes), which ``sb.session(restore=...)`` rebuilds in a
-        fresh worker, in this process or another; what cannot be kept (an open file, a
-        generator) is listed in ``lost``. Raises SnapshotError."""
-        with self._run_lock:
-            worker = self._idle_worker()
-            try:
-                snapshot, cpu = self._exchange(worker, lambda: take(worker, self._limits))
-            except ExchangeFailed:
-                self._retire(worker)
-                raise
-            self._worker_cpu = cpu
-            return snapshot
+        """The script's state as a :class:`Snapshot` (JSON bytes) that
+        ``sb.session(restore=...)`` rebuilds (``sandbox/host/snapshots.py``)."""
+        return self._exchange(lambda worker: take(worker, self._limits), ExchangeFailed)
 
     def restore(self, snapshot: bytes | Snapshot) -> RestoreReport:
-        """Rebuild ``snapshot``'s state in this session (see :meth:`snapshot`); a
-        variable that cannot be rebuilt under this policy is reported in ``lost``.
-        Raises SnapshotError for anything that is not an intact snapshot; the session
-        then goes on in a fresh worker, with nothing of it."""
+        """Rebuild ``snapshot`` here; what could not be is in the report's ``lost``.
+        Raises SnapshotError for a snapshot that is not intact (the session then goes on
+        in a fresh worker)."""
         loaded = Snapshot.load(snapshot)
+        report = self._exchange(lambda worker: give(worker, loaded, self._limits), SnapshotError)
+        self.restored = report
+        return report
+
+    def _exchange(
+        self, call: Callable[[WorkerHandle], tuple[_T, float]], retire_on: type[Exception]
+    ) -> _T:
+        """``call(worker)`` with the session's worker idle and running (plain-Python
+        workers wait stopped); a failure of kind ``retire_on`` ends the worker."""
         with self._run_lock:
-            worker = self._idle_worker()
+            if self._closed:
+                raise SandboxError("the session is closed")
+            if self._worker is None:
+                self._start_worker()
+            worker = self._worker
+            assert worker is not None
+            if self._pause_between_runs:
+                worker.resume()
             try:
-                report, cpu = self._exchange(worker, lambda: give(worker, loaded, self._limits))
-            except SnapshotError:
+                result, self._worker_cpu = call(worker)
+            except retire_on:
                 self._retire(worker)
                 raise
-            self._worker_cpu = cpu
-            self.restored = report
-            return report
-
-    def _idle_worker(self) -> WorkerHandle:
-        if self._closed:
-            raise SandboxError("the session is closed")
-        if self._worker is None:
-            self._start_worker()
-        assert self._worker is not None
-        return self._worker
-
-    def _exchange(self, worker: WorkerHandle, call: Callable[[], _T]) -> _T:
-        """``call()`` with the worker running (plain-Python workers wait stopped)."""
-        if self._pause_between_runs:
-            worker.resume()
-        result = call()
-        if self._pause_between_runs:
-            worker.pause()
-        return result
+            if self._pause_between_runs:
+                worker.pause()
+            return result
 
     def kill(self) -> None:
         """Kill the current worker now (a running ``run`` returns promptly)."""

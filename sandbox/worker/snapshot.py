@@ -23,7 +23,6 @@ when a data policy loaded them).
 
 from __future__ import annotations
 
-import ast
 import base64
 import collections
 import datetime
@@ -43,6 +42,8 @@ from sandbox.protocol import SNAPSHOT_FORMAT
 from sandbox.worker import snapshot_data
 from sandbox.worker.language.classes import is_script_class
 from sandbox.worker.language.modules import ModuleProxy
+from sandbox.worker.snapshot_members import Members, module_name
+from sandbox.worker.snapshot_sources import Key, NoDefinition, Sources
 
 #: Every tag a node may carry (restore.py builds exactly these).
 TAGS = frozenset(
@@ -56,22 +57,11 @@ TAGS = frozenset(
 )  # fmt: skip
 #: How deeply values may nest (the restore side holds to the same bound).
 MAX_DEPTH = 100
-_DEFINING = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Assign)
 _NOT_KEPT: tuple[tuple[type | tuple[type, ...], str], ...] = (
     (io.IOBase, "an open file"),
     ((types.GeneratorType, types.AsyncGeneratorType), "a generator, which cannot be resumed"),
     (types.CoroutineType, "a coroutine, which cannot be resumed"),
 )
-
-
-#: Module members a restore brought back (by id; module members stay alive): a later
-#: snapshot of the same worker names them so again, without the import statements.
-_RESTORED_MEMBERS: dict[int, tuple[str, str]] = {}
-
-
-def remember_member(value: Any, module: str, attr: str) -> None:
-    """Note that ``value`` is ``module.attr`` (called by a restore)."""
-    _RESTORED_MEMBERS[id(value)] = (module, attr)
 
 
 class Unkeepable(Exception):
@@ -87,13 +77,9 @@ class Snapshotter:
         self.objects: list[Any] = []
         self._memo: dict[int, int] = {}
         self._alive: list[Any] = []  # keeps every encoded object (and its id) alive
-        self._definitions: dict[tuple[str, int], dict[str, Any]] = {}
+        self._sources = Sources(runtime)
         self._def_nodes: list[dict[str, Any]] = []
-        self._trees: dict[str, ast.Module | None] = {}
-        self._members: dict[int, tuple[str, str]] | None = None
-        scope = runtime.globals["__builtins__"]
-        names = scope if isinstance(scope, dict) else vars(scope)
-        self._builtins = {id(value): name for name, value in names.items()}
+        self._members = Members(runtime, self._sources.imported_modules())
 
     # -- the document ------------------------------------------------------------------
     def document(self) -> dict[str, Any]:
@@ -107,7 +93,7 @@ class Snapshotter:
                 lost.append({"name": name, "reason": str(encoded)})
             else:
                 kept[name] = encoded
-        order = sorted(self._definitions, key=self._run_order)
+        order = self._sources.ordered()
         index = {key: i for i, key in enumerate(order)}
         for node in self._def_nodes:
             node["def"] = index[node["def"]]
@@ -117,22 +103,23 @@ class Snapshotter:
             "language": self.language,
             "variables": list(kept),
             "lost": lost,
-            "definitions": [self._definitions[key] for key in order],
+            "definitions": [self._sources.definitions[key] for key in order],
             "objects": self.objects,
             "globals": kept,
         }
 
     def _attempt(self, encode: Callable[[], Any]) -> Any:
         """``encode()``, or the Unkeepable it raised with every entry it added undone."""
-        marks = (len(self.objects), len(self._alive), dict(self._definitions), len(self._def_nodes))
+        definitions = dict(self._sources.definitions)
+        marks = (len(self.objects), len(self._alive), len(self._def_nodes))
         try:
             return encode()
         except (Unkeepable, RecursionError, MemoryError) as exc:
             del self.objects[marks[0] :]
             self._memo = {k: v for k, v in self._memo.items() if v < marks[0]}
             del self._alive[marks[1] :]
-            self._definitions = marks[2]
-            del self._def_nodes[marks[3] :]
+            del self._def_nodes[marks[2] :]
+            self._sources.definitions = definitions
             if isinstance(exc, Unkeepable):
                 return exc
             return Unkeepable(
@@ -194,7 +181,7 @@ class Snapshotter:
         if plain is not None:
             return plain
         if issubclass(kind, (ModuleProxy, types.ModuleType)):
-            return self.add(value, {"t": "module", "name": self._module_name(value)})
+            return self.add(value, {"t": "module", "name": module_name(value)})
         if kind is types.FunctionType and value.__globals__ is self.runtime.globals:
             return self._function(value, depth)
         if issubclass(kind, type) and is_script_class(value):
@@ -204,9 +191,9 @@ class Snapshotter:
         data = snapshot_data.encode(self, value, kind, depth)
         if data is not None:
             return data
-        member = self._member(value)
+        member = self._members.node(value)
         if member is not None:
-            return member
+            return self.add(value, member)
         for types_, reason in _NOT_KEPT:
             if issubclass(kind, types_):
                 raise Unkeepable(reason)
@@ -279,10 +266,9 @@ class Snapshotter:
 
     # -- the script's own functions, classes and objects ---------------------------------
     def _function(self, fn: types.FunctionType, depth: int) -> dict[str, int]:
-        code = fn.__code__
         if fn.__closure__ or fn.__qualname__ not in (fn.__name__, "<lambda>"):
             raise Unkeepable("a function defined inside another function")
-        key = self._statement(code.co_filename, code.co_firstlineno, fn.__name__)
+        key = self._definition(self._sources.of_function, fn)
         index, node = self.reserve(fn)
         node.update({"t": "function", "def": key})
         self._def_nodes.append(node)
@@ -299,7 +285,7 @@ class Snapshotter:
         for base in cls.__bases__:
             if is_script_class(base):
                 self.value(base, depth)  # defined before this one, when restored
-        key = self._class_statement(cls)
+        key = self._definition(self._sources.of_class, cls)
         index, node = self.reserve(cls)
         node.update({"t": "class", "def": key, "state": []})
         self._def_nodes.append(node)
@@ -311,6 +297,13 @@ class Snapshotter:
                 if not isinstance(encoded, Unkeepable):
                     node["state"].append([name, encoded])
         return {"r": index}
+
+    @staticmethod
+    def _definition(find: Callable[[Any], Key], value: Any) -> Key:
+        try:
+            return find(value)
+        except NoDefinition as exc:
+            raise Unkeepable(str(exc)) from None
 
     def _instance(self, obj: Any, cls: type, depth: int) -> dict[str, int]:
         if issubclass(cls, enum.Enum):
@@ -326,138 +319,7 @@ class Snapshotter:
         node["state"] = self._pairs(_attributes(obj, cls), depth)
         return {"r": index}
 
-    def _run_order(self, key: tuple[str, int]) -> tuple[int, int]:
-        files = self.runtime.script_files()
-        return (files.index(key[0]) if key[0] in files else len(files), key[1])
-
-    def _tree(self, filename: str) -> ast.Module | None:
-        if filename not in self._trees:
-            lines = self.runtime.script_lines(filename)
-            try:
-                self._trees[filename] = None if lines is None else ast.parse("\n".join(lines))
-            except (SyntaxError, ValueError, RecursionError):
-                self._trees[filename] = None
-        return self._trees[filename]
-
-    def _statement(self, filename: str, line: int, name: str) -> tuple[str, int]:
-        """The top-level statement of ``filename`` that defined ``name`` at ``line``."""
-        tree = self._tree(filename)
-        for stmt in tree.body if tree is not None else []:
-            start = _start(stmt)
-            if isinstance(stmt, _DEFINING) and start <= line <= (stmt.end_lineno or start):
-                binds = _binding(stmt)
-                if binds is not None and (binds == name or name == "<lambda>"):
-                    return self._define(filename, stmt, start, binds)
-        raise Unkeepable("defined by a statement that cannot be run again on its own")
-
-    def _class_statement(self, cls: type) -> tuple[str, int]:
-        """Found through one of its methods, or else as the latest statement that
-        defined a class of its name."""
-        for member in vars(cls).values():
-            fn = _method_function(member)
-            if fn is not None and fn.__globals__ is self.runtime.globals:
-                code = fn.__code__
-                return self._statement(code.co_filename, code.co_firstlineno, cls.__name__)
-        for filename in reversed(self.runtime.script_files()):
-            tree = self._tree(filename)
-            for stmt in reversed(tree.body if tree is not None else []):
-                if isinstance(stmt, _DEFINING) and _binding(stmt) == cls.__name__:
-                    return self._define(filename, stmt, _start(stmt), cls.__name__)
-        raise Unkeepable("a class whose definition was not found")
-
-    def _define(self, filename: str, stmt: ast.stmt, start: int, binds: str) -> tuple[str, int]:
-        key = (filename, start)
-        if key not in self._definitions:
-            lines = self.runtime.script_lines(filename) or []
-            source = "\n".join(lines[start - 1 : stmt.end_lineno])
-            self._definitions[key] = {"source": source, "binds": binds}
-        return key
-
     # -- libraries -----------------------------------------------------------------------
-    def _module_name(self, module: Any) -> str:
-        if isinstance(module, types.ModuleType):
-            return module.__name__
-        return str(type(module).__qualname__)
-
-    def _member(self, value: Any) -> dict[str, int] | None:
-        """A builtin or a member of an importable module, named so."""
-        name = self._builtins.get(id(value))
-        if name is not None:
-            return self.add(value, {"t": "builtin", "name": name})
-        if self._members is None:
-            self._members = self._importable_members()
-        where = (
-            self._members.get(id(value))
-            or _RESTORED_MEMBERS.get(id(value))
-            or self._declared_home(value)
-        )
-        if where is None:
-            return None
-        return self.add(value, {"t": "member", "module": where[0], "attr": where[1]})
-
-    def _declared_home(self, value: Any) -> tuple[str, str] | None:
-        """Where a library class or function says it lives (``__module__``), or one of
-        that module's parents, if the script may import it from there."""
-        try:
-            module_name, name = value.__module__, value.__name__
-        except Exception:
-            return None
-        if not isinstance(module_name, str) or not isinstance(name, str):
-            return None
-        parts = module_name.split(".")
-        for end in range(len(parts), 0, -1):
-            module = self.runtime_import(".".join(parts[:end]))
-            try:
-                if module is not None and getattr(module, name) is value:
-                    return ".".join(parts[:end]), name
-            except Exception:
-                continue
-        return None
-
-    def _importable_members(self) -> dict[int, tuple[str, str]]:
-        found: dict[int, tuple[str, str]] = {}
-        names = {
-            self._module_name(v)
-            for v in self.runtime.globals.values()
-            if isinstance(v, (ModuleProxy, types.ModuleType))
-        }
-        for filename in self.runtime.script_files():
-            tree = self._tree(filename)
-            for node in ast.walk(tree) if tree is not None else ():
-                if isinstance(node, ast.Import):
-                    names.update(alias.name for alias in node.names)
-                elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                    names.add(node.module)
-                    names.update(f"{node.module}.{alias.name}" for alias in node.names)
-        for module_name in sorted(names):
-            module = self.runtime_import(module_name)
-            if module is None:
-                continue
-            for attr in _public_names(module):
-                try:
-                    member = getattr(module, attr)
-                except Exception:
-                    continue
-                found.setdefault(id(member), (module_name, attr))
-                self._alive.append(member)
-        return found
-
-    def runtime_import(self, name: str) -> Any:
-        """The module ``name`` as the script's import gives it, or None."""
-        try:
-            return import_module(self.runtime, name)
-        except Exception:
-            return None
-
-
-def import_module(runtime: Any, name: str) -> Any:
-    """``name`` as ``import name`` gives it to the script (its own import function)."""
-    scope = runtime.globals["__builtins__"]
-    importer = scope["__import__"] if isinstance(scope, dict) else scope.__import__
-    module = importer(name, runtime.globals, None, ("__doc__",), 0)
-    if module is None:
-        raise ImportError(name)
-    return module
 
 
 def _attributes(obj: Any, cls: type) -> list[tuple[str, Any]]:
@@ -478,39 +340,6 @@ def _attributes(obj: Any, cls: type) -> list[tuple[str, Any]]:
                 except AttributeError:
                     continue
     return pairs
-
-
-def _method_function(member: Any) -> types.FunctionType | None:
-    """The function behind a class member that is a method (of any kind), or None."""
-    kind = type(member)
-    if kind in (staticmethod, classmethod):
-        member = member.__func__
-    elif kind is property:
-        member = member.fget
-    return member if type(member) is types.FunctionType else None
-
-
-def _start(stmt: ast.stmt) -> int:
-    """The first line of a statement, its decorators included."""
-    decorators = getattr(stmt, "decorator_list", [])
-    return int(min([stmt.lineno, *(d.lineno for d in decorators)]))
-
-
-def _binding(stmt: ast.stmt) -> str | None:
-    """The one name a defining statement binds, or None."""
-    if isinstance(stmt, ast.Assign):
-        targets = stmt.targets
-        return targets[0].id if len(targets) == 1 and isinstance(targets[0], ast.Name) else None
-    return (
-        stmt.name
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-        else None
-    )
-
-
-def _public_names(module: Any) -> list[str]:
-    names = dir(type(module)) if isinstance(module, ModuleProxy) else list(vars(module))
-    return [n for n in names if not n.startswith("_")]
 
 
 def _b64(data: bytes) -> str:

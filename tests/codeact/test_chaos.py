@@ -97,7 +97,7 @@ def agent_for(fault: str, rng: random.Random, flag: asyncio.Event) -> Agent:
 
 
 def worker_pid(stream: Any) -> int | None:
-    session = stream._loop._session
+    session = stream._loop.session.current
     return session.pid if session is not None else None
 
 
