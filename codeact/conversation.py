@@ -24,7 +24,7 @@ from codeact.messages import Message
 from codeact.output import AgentOutput, OutputT
 from codeact.settle import settle, uncancellable
 from codeact.summary import UsageSummary
-from sandbox import AsyncSandbox, AsyncSession, Sandbox
+from sandbox import AsyncSandbox, AsyncSession, RestoreReport, Sandbox
 
 if TYPE_CHECKING:
     from codeact.agent import Agent, Approver
@@ -152,6 +152,12 @@ class Conversation(Generic[OutputT]):
         for output in self.outputs:
             total = total + output.usage
         return total
+
+    @property
+    def restored(self) -> RestoreReport | None:
+        """What the session rebuilt of a saved conversation's snapshot, once it has."""
+        session = self._lease.session
+        return session.restored if session is not None else None
 
     @property
     def turns(self) -> int:

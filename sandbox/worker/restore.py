@@ -32,7 +32,7 @@ from typing import Any
 from sandbox.protocol import SNAPSHOT_FORMAT
 from sandbox.worker import restore_data, restore_plain
 from sandbox.worker.language.classes import is_script_class
-from sandbox.worker.snapshot import MAX_DEPTH
+from sandbox.worker.snapshot import MAX_DEPTH, foreign_bases
 from sandbox.worker.snapshot_members import import_module, remember_member
 from sandbox.worker.snapshot_nodes import (
     NotRebuilt,
@@ -43,7 +43,7 @@ from sandbox.worker.snapshot_nodes import (
 )
 
 _MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
-_NEEDS_DEFINITION = frozenset({"function", "class", "object", "enum"})
+_NEEDS_DEFINITION = frozenset({"function", "class", "object", "enum", "defined"})
 _MISSING = object()
 
 __all__ = ["NotRebuilt", "Restorer", "SnapshotRefused", "restore"]
@@ -268,7 +268,7 @@ def _class(r: Restorer, i: int, n: dict[str, Any], d: int) -> Any:
 def _object(r: Restorer, i: int, n: dict[str, Any], d: int) -> Any:
     cls = r.value(n.get("class"), d)
     refuse(isinstance(cls, type), "an object's class")
-    foreign = [k for k in cls.__mro__ if k is not object and not is_script_class(k)]
+    foreign = foreign_bases(cls)
     if "items" in n:
         if foreign != [tuple]:
             raise NotRebuilt("the class of a named tuple changed")
@@ -315,6 +315,7 @@ _BUILDERS: dict[str, Builder] = {
     "member": _member,
     "builtin": _builtin,
     "function": _function,
+    "defined": lambda r, i, n, d: r.definition(n),
     "class": _class,
     "object": _object,
     "enum": _enum,

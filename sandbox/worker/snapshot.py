@@ -23,6 +23,7 @@ when a data policy loaded them).
 
 from __future__ import annotations
 
+import abc
 import base64
 import collections
 import datetime
@@ -35,6 +36,7 @@ import json
 import math
 import sys
 import types
+import typing
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -52,7 +54,7 @@ TAGS = frozenset(
         "range", "deque", "ordereddict", "counter", "defaultdict", "namespace", "datetime",
         "date", "time", "timedelta", "decimal", "fraction", "module", "member", "builtin",
         "function", "class", "object", "enum", "ndarray", "npscalar", "dataframe", "series",
-        "index", "rangeindex", "extarray", "timestamp", "nat", "na", "pdtimedelta",
+        "index", "rangeindex", "extarray", "timestamp", "nat", "na", "pdtimedelta", "defined",
     }
 )  # fmt: skip
 #: How deeply values may nest (the restore side holds to the same bound).
@@ -188,6 +190,12 @@ class Snapshotter:
             return self._class(value, depth)
         if is_script_class(kind):
             return self._instance(value, kind, depth)
+        if kind is typing.TypeVar:  # made by an assignment that can run again
+            key = self._definition(self._sources.of_assignment, value.__name__)
+            index, node = self.reserve(value)
+            node.update({"t": "defined", "def": key})
+            self._def_nodes.append(node)
+            return {"r": index}
         data = snapshot_data.encode(self, value, kind, depth)
         if data is not None:
             return data
@@ -309,7 +317,7 @@ class Snapshotter:
         if issubclass(cls, enum.Enum):
             name = object.__getattribute__(obj, "_name_")
             return self.add(obj, {"t": "enum", "class": self.value(cls, depth), "name": name})
-        foreign = [k for k in cls.__mro__ if k is not object and not is_script_class(k)]
+        foreign = foreign_bases(cls)
         if foreign and foreign != [tuple]:
             raise Unkeepable(f"an object of a class derived from {foreign[0].__name__}")
         index, node = self.reserve(obj)
@@ -344,6 +352,18 @@ def _attributes(obj: Any, cls: type) -> list[tuple[str, Any]]:
 
 def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
+
+
+#: Library bases that give an object no state of its own: an object of a script class
+#: derived from them is kept as one of a plain script class.
+_MARKERS = frozenset({abc.ABC, typing.Generic, typing.Protocol})
+
+
+def foreign_bases(cls: type) -> list[type]:
+    """The classes in ``cls``'s MRO that are neither the script's own nor markers."""
+    return [
+        k for k in cls.__mro__ if k is not object and k not in _MARKERS and not is_script_class(k)
+    ]
 
 
 def take(runtime: Any, language: bool) -> bytes:

@@ -93,6 +93,15 @@ class Sources:
                     return self._define(filename, stmt, _start(stmt), cls.__name__)
         raise NoDefinition("a class whose definition was not found")
 
+    def of_assignment(self, name: str) -> Key:
+        """The latest top-level statement assigning ``name`` (``T = TypeVar('T')``)."""
+        for filename in reversed(self.runtime.script_files()):
+            tree = self._tree(filename)
+            for stmt in reversed(tree.body if tree is not None else []):
+                if isinstance(stmt, ast.Assign) and _binding(stmt) == name:
+                    return self._define(filename, stmt, _start(stmt), name)
+        raise NoDefinition(f"no statement assigns {name!r} on its own")
+
     def _define(self, filename: str, stmt: ast.stmt, start: int, binds: str) -> Key:
         key = (filename, start)
         if key not in self.definitions:

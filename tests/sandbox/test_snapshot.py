@@ -277,3 +277,25 @@ def test_data_values_are_kept_in_the_data_preset() -> None:
         [False, True], ["x", "y"], ["a", "b"], "s", 6, "2024-03-01 10:00:00", "2024-01-03",
         ["city", "temp", "n", "kind"],
     ]  # fmt: skip
+
+
+def test_objects_of_abstract_and_generic_script_classes_are_kept(sandbox: Sandbox) -> None:
+    source = (
+        "from abc import ABC, abstractmethod\nfrom typing import Generic, TypeVar\n"
+        "T = TypeVar('T')\n"
+        "class Shape(ABC):\n    @abstractmethod\n    def area(self):\n        ...\n"
+        "class Square(Shape):\n    def __init__(self, side):\n        self.side = side\n"
+        "    def area(self):\n        return self.side ** 2\n"
+        "class Box(Generic[T]):\n    def __init__(self, item):\n        self.item = item\n"
+        "shapes = [Square(3), Box(Square(2))]\n"
+    )
+    with sandbox.session() as session:
+        _run_ok(session, source)
+        snapshot = session.snapshot()
+    assert snapshot.lost == []
+    with sandbox.session(restore=snapshot) as restored:
+        assert restored.restored is not None and restored.restored.lost == []
+        value = _run_ok(
+            restored, "final_result([shapes[0].area(), shapes[1].item.area(), T.__name__])"
+        )
+    assert value == [9, 4, "T"]
