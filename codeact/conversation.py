@@ -209,7 +209,8 @@ class Conversation(Generic[OutputT]):
 
     def _ended(self, output: AgentOutput[OutputT]) -> None:
         self._busy = False
-        self.messages = list(output.messages)
+        if output.messages:  # a turn that failed before it began leaves the history be
+            self.messages = list(output.messages)
         self.outputs.append(output)
 
     # -- saving ------------------------------------------------------------------------

@@ -60,7 +60,8 @@ class LoopSession:
                 _log.warning("run %s: the checkpoint was not restored: %s", loop.ctx.run_id, exc)
                 self.current = None
                 continue
-            self.restored = session.restored
+            if attempt is not None:
+                self.restored = session.restored
             return session
         raise AssertionError("unreachable: the last attempt restores nothing")
 

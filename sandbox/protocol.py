@@ -404,8 +404,9 @@ def encode_done(done: DoneFrame) -> bytes:
 
 def host_frame_cap(limits: dict[str, Any]) -> int:
     """The largest frame the host reads from a worker: a ``done`` frame carries at most
-    the result and the printed text, each capped by the policy."""
-    return int(limits["result_bytes"]) * 2 + (1 << 20)
+    the result, the images the script showed (within ``result_bytes`` too) and the
+    printed text, each capped by the policy."""
+    return int(limits["result_bytes"]) * 3 + (1 << 20)
 
 
 #: Calls in flight at once, whatever the policy allows per run: each sync one holds a

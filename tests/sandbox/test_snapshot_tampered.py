@@ -91,7 +91,6 @@ def test_the_untouched_snapshot_restores(sandbox: Sandbox, document: dict[str, A
         ("def evil():\n    return ().__class__.__bases__[0].__subclasses__()", "__bases__"),
         ("import os\nevil = os.system", "os"),
         ("evil = open('/etc/passwd').read()", "open"),
-        ("while True:\n    pass", "CPU"),
     ],
 )
 def test_a_definition_runs_under_the_language_layer(
@@ -104,6 +103,20 @@ def test_a_definition_runs_under_the_language_layer(
     lost = _restore(sandbox, _blob(changed))
     assert isinstance(lost, dict) and lost["evil"].startswith("its definition failed"), lost
     assert why.lower() in lost["evil"].lower() or "not defined" in lost["evil"], lost
+
+
+def test_a_definition_that_never_ends_stops_at_the_cpu_limit(document: dict[str, Any]) -> None:
+    default = SandboxPolicy.preset("default")
+    quick = default.model_copy(
+        update={"limits": default.limits.model_copy(update={"cpu_soft_s": 0.5, "cpu_hard_s": 1.0})}
+    )
+    changed = copy.deepcopy(document)
+    changed["definitions"].append({"source": "while True:\n    pass", "binds": "evil"})
+    changed["objects"].append({"t": "function", "def": len(changed["definitions"]) - 1})
+    changed["globals"]["evil"] = {"r": len(changed["objects"]) - 1}
+    with Sandbox(quick, spares=0) as sb:
+        lost = _restore(sb, _blob(changed))
+    assert isinstance(lost, dict) and "CPU" in lost["evil"], lost
 
 
 @pytest.mark.parametrize(
@@ -184,8 +197,10 @@ _KEYS = st.sampled_from(
 )
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
-    lambda inner: st.lists(inner, max_size=4)
-    | st.dictionaries(_KEYS | st.text(max_size=5), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(_KEYS | st.text(max_size=5), inner, max_size=4)
+    ),
     max_leaves=12,
 )
 
