@@ -340,6 +340,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             stream=sys.stderr,
             format="%(asctime)s %(name)s %(levelname)s %(message)s",
         )
+    else:  # warnings still reach the user (a log line dropped, a mechanism degraded)
+        logging.basicConfig(
+            level=logging.WARNING, stream=sys.stderr, format="%(name)s: %(message)s"
+        )
     if getattr(args, "handler", None) is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
