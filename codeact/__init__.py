@@ -9,7 +9,7 @@ import logging
 __version__ = "0.1.0"
 
 from codeact.agent import Agent
-from codeact.approval import Checkpoint
+from codeact.approval import Checkpoint, CheckpointRefused
 from codeact.context import RunContext
 from codeact.errors import AgentRunFailed
 from codeact.events import (
@@ -45,6 +45,7 @@ __all__ = [
     "AgentRunFailed",
     "AgentStream",
     "Checkpoint",
+    "CheckpointRefused",
     "Completed",
     "Decision",
     "Failed",

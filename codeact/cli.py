@@ -239,10 +239,9 @@ def ask_terminal(action: PreparedAction) -> Decision:
 
 
 def _decision(action: PreparedAction, answer: str) -> Decision:
-    proceed = answer.lower() in ("y", "yes")
-    return Decision(
-        action_id=action.id, proceed=proceed, reason=None if proceed else (answer or "refused")
-    )
+    if answer.lower() in ("y", "yes"):
+        return Decision.approve(action)
+    return Decision.refuse(action, answer or "refused")
 
 
 class LineDecisions:
@@ -255,9 +254,7 @@ class LineDecisions:
         """The next line's decision; refused when the file has no line left."""
         line = next(self._lines, None)
         if line is None:
-            return Decision(
-                action_id=action.id, proceed=False, reason=f"no decision left in {self._name}"
-            )
+            return Decision.refuse(action, f"no decision left in {self._name}")
         return _decision(action, line.strip())
 
 

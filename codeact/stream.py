@@ -9,7 +9,7 @@ import uuid
 from typing import TYPE_CHECKING, Any
 
 from codeact import telemetry
-from codeact.approval import Checkpoint
+from codeact.approval import Checkpoint, resume_plan
 from codeact.errors import AgentRunFailed, MCPConnectionError, RunEnded, describe_exception
 from codeact.events import (
     AgentEvent,
@@ -18,6 +18,7 @@ from codeact.events import (
     Failed,
     FailureCode,
     InteractionRequired,
+    PreparedAction,
     Started,
     SubmitInteraction,
 )
@@ -55,7 +56,7 @@ class AgentStream:
         self._task_text = task
         self._queue = queue
         self._runner: asyncio.Task[None] | None = None
-        self._resume: tuple[Checkpoint, SubmitInteraction] | None = None
+        self._resume: list[tuple[PreparedAction, Decision]] | None = None
         # A new run's first messages; the system prompt is rendered inside the run.
         self._history: list[Message] | None = None
         self._value: Any = None
@@ -103,16 +104,18 @@ class AgentStream:
         submission: SubmitInteraction,
         sandbox: Sandbox | AsyncSandbox | None = None,
         deps: Any = None,
+        *,
+        key: bytes | str | None = None,
     ) -> AgentStream:
-        """Continue ``checkpoint`` with the decisions in ``submission``."""
+        """Continue ``checkpoint`` with the decisions in ``submission`` (checked by
+        :func:`~codeact.approval.resume_plan`; ``key`` verifies its signature)."""
+        plan = resume_plan(checkpoint, submission, key)
         if checkpoint.root_agent != root.name:
             raise ValueError(f"the checkpoint belongs to agent {checkpoint.root_agent!r}")
-        if submission.batch_id != checkpoint.batch_id:
-            raise ValueError("the submission answers another batch than the checkpoint's")
         state = LoopState.resumed(_find_agent(root, checkpoint.agent), checkpoint)
         stream = cls._new(root, checkpoint.run_id, "", state, sandbox, deps)
         stream._ctx.carry_over(checkpoint)
-        stream._resume = (checkpoint, submission)
+        stream._resume = plan
         return stream
 
     # -- the run -----------------------------------------------------------------------
@@ -175,7 +178,7 @@ class AgentStream:
     async def _conversation(self) -> Any:
         loop = self._loop
         if self._resume is not None:
-            return await self._continue_from_checkpoint(*self._resume)
+            return await self._continue_from_checkpoint(self._resume)
         if self._history is not None:
             first = [loop.system_message(self.root), *self._history]
             self._state.messages = [*first, Message.human(self._task_text)]
@@ -202,15 +205,9 @@ class AgentStream:
         self._failure = RunFailure(code=code, message=message)
         self._ctx.emit(Failed(code=code, message=message, usage=self._ctx.usage))
 
-    async def _continue_from_checkpoint(
-        self, checkpoint: Checkpoint, submission: SubmitInteraction
-    ) -> Any:
+    async def _continue_from_checkpoint(self, plan: list[tuple[PreparedAction, Decision]]) -> Any:
         loop = self._loop
-        decisions = {d.action_id: d for d in submission.decisions}
-        for action in checkpoint.actions:
-            decision = decisions.get(action.id) or Decision(
-                action_id=action.id, proceed=False, reason="no decision was given"
-            )
+        for action, decision in plan:
             if action.kind == "script" and action.source is not None:
                 if decision.proceed:
                     outcome = await loop.execute(
@@ -260,14 +257,16 @@ class AgentStream:
         """The interaction the run waits for, if any."""
         return self._ctx.broker.pending
 
-    def checkpoint(self) -> Checkpoint:
-        """The paused run as JSON-ready data (only while an interaction is pending)."""
+    def checkpoint(self, *, key: bytes | str | None = None) -> Checkpoint:
+        """The paused run as JSON-ready data (only while an interaction is pending),
+        signed with the application's ``key`` when one is given."""
         pending = self.pending
         if pending is None:
             raise ValueError("a checkpoint can only be taken while the run waits for approval")
         if any(a.agent != self._state.agent.name for a in pending.actions):
             raise ValueError("the pending action belongs to a sub-agent; it cannot be resumed")
-        return self._state.checkpoint(self._ctx, self.root, pending)
+        checkpoint = self._state.checkpoint(self._ctx, self.root, pending)
+        return checkpoint if key is None else checkpoint.signed(key)
 
     def cancel(self) -> None:
         """End the run with ``cancelled``; its worker is killed. Safe at any moment,
