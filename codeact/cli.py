@@ -1,8 +1,9 @@
 """The ``codeact`` command: ``codeact run`` (an agent) and ``codeact exec`` (one script).
 
 ``codeact run`` exits 0 when the run produced a final result, 1 when the run failed,
-2 for bad usage, 3 when the sandbox itself failed; every command exits 130 on Ctrl-C
-and 141, quietly, when the reader of its output went away (``| head``).
+2 for bad usage, 3 when the sandbox itself failed; every command exits 130 on Ctrl-C,
+143 on SIGTERM (:mod:`codeact.interrupts`) and 141, quietly, when the reader of its
+output went away (``| head``).
 """
 
 from __future__ import annotations
@@ -16,10 +17,9 @@ import os
 import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from pathlib import Path
 from typing import Any
 
-from codeact import __version__
+from codeact import __version__, interrupts
 from codeact.agent import Agent
 from codeact.errors import describe_exception
 from codeact.events import (
@@ -40,12 +40,14 @@ from codeact.mcp.client import MCPServer, server_from_string
 from codeact.models import ModelError, model_from_string
 from sandbox import PolicyError, SandboxPolicy, policy_cli
 from sandbox import cli as sandbox_cli
+from sandbox.cli import InputError, not_utf8, read_text
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_SANDBOX = 0, 1, 2, 3
 #: What shells report for a process ended by Ctrl-C (128 + SIGINT) and for one whose
 #: output pipe was closed (128 + SIGPIPE).
 EXIT_INTERRUPTED, EXIT_PIPE_CLOSED = 130, 141
 _FENCED = re.compile(r"```.*?(```|$)", re.S)
+_log = logging.getLogger("codeact.cli")
 
 
 class UsageError(Exception):
@@ -143,9 +145,22 @@ def _mcp_server(spec: str) -> MCPServer:
         raise UsageError(f"--mcp {spec!r}: {exc}") from None
 
 
+def _text_argument(value: str, what: str) -> str:
+    """A command-line text that goes to the model: valid UTF-8, else bad usage."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise UsageError(f"{what} is {not_utf8(exc)}") from None
+    return value
+
+
 def run_agent(args: argparse.Namespace) -> int:
     """Carry out ``codeact run``."""
     try:
+        if not _text_argument(args.task, "TASK").strip():
+            raise UsageError("TASK is empty: say what the agent should do")
+        _text_argument(args.instructions, "--instructions")
+        _text_argument(args.name, "--name")
         decide = _decider(args)
         tools = [fn for spec in args.tools for fn in load_tool(spec)]
         model = model_from_string(args.model)
@@ -173,13 +188,13 @@ def run_agent(args: argparse.Namespace) -> int:
 def _decider(args: argparse.Namespace) -> Decide | None:
     """How approvals are answered: None when nothing needs approval."""
     if args.approve_file is not None:
-        if args.approve_file == "-":
-            return LineDecisions(iter(sys.stdin.readline, ""), "standard input").decide
+        # Standard input too is read whole before the run, by the rules of a file.
         try:
-            lines = Path(args.approve_file).read_text(encoding="utf-8").splitlines()
-        except (OSError, UnicodeDecodeError) as exc:
+            lines = read_text(args.approve_file).splitlines()
+        except InputError as exc:
             raise UsageError(f"--approve-file {args.approve_file}: {exc}") from None
-        return LineDecisions(iter(lines), args.approve_file).decide
+        name = "standard input" if args.approve_file == "-" else args.approve_file
+        return LineDecisions(iter(lines), name).decide
     if not args.approve:
         return None
     if not sys.stdin.isatty():
@@ -328,19 +343,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``codeact`` console script."""
+    """The ``codeact`` command with ``argv``; its exit status (see the README's table).
+
+    Every way out is a status and at most a line on stderr: an unexpected error is
+    ``internal error: Type: message`` with status 1 (``-vv`` logs its traceback).
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.verbose:
-        logging.basicConfig(
-            level=logging.DEBUG if args.verbose > 1 else logging.INFO,
-            stream=sys.stderr,
-            format="%(asctime)s %(name)s %(levelname)s %(message)s",
-        )
-    else:  # warnings still reach the user (a log line dropped, a mechanism degraded)
-        logging.basicConfig(
-            level=logging.WARNING, stream=sys.stderr, format="%(name)s: %(message)s"
-        )
+    _configure_logging(args.verbose)
     if getattr(args, "handler", None) is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
@@ -351,14 +361,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         # The sandboxes were closed on the way out: nothing is left running.
         print("codeact: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return interrupts.interrupted_status()
     except BrokenPipeError:
         # The reader went away (``| head``): the run was cancelled on the way out. Point
         # stdout at /dev/null so the interpreter's final flush does not fail again.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_PIPE_CLOSED
+    except Exception as exc:
+        _log.debug("the command failed", exc_info=True)
+        print(f"codeact {args.command}: internal error: {describe_exception(exc)}",
+              file=sys.stderr)  # fmt: skip
+        return EXIT_FAILED
+
+
+def _configure_logging(verbose: int) -> None:
+    if verbose:
+        logging.basicConfig(
+            level=logging.DEBUG if verbose > 1 else logging.INFO,
+            stream=sys.stderr,
+            format="%(asctime)s %(name)s %(levelname)s %(message)s",
+        )
+    else:  # warnings still reach the user (a log line dropped, a mechanism degraded)
+        logging.basicConfig(
+            level=logging.WARNING, stream=sys.stderr, format="%(name)s: %(message)s"
+        )
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from codeact.entry import main as entry
+
+    sys.exit(entry())
