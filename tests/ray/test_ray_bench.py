@@ -26,6 +26,7 @@ from codeact.bench.loading import load_suite
 from codeact.bench.logdir import LogDir
 from codeact.bench.runner import BenchConfig, Observer, run_bench
 from codeact.cli import main
+from tests.ray.conftest import add_node, assert_on_loopback
 
 ROOT = Path(__file__).resolve().parents[2]
 #: What differs between two runs of the same samples: timings, the node, and the
@@ -134,8 +135,9 @@ def test_a_node_that_dies_mid_run_loses_no_sample(
 ) -> None:
     import ray
 
-    extra = cluster.add_node(num_cpus=4, object_store_memory=80 * 1024 * 1024)
+    extra = add_node(cluster)
     cluster.wait_for_nodes()
+    assert_on_loopback()
     doomed = (
         {n["NodeID"] for n in ray.nodes() if n["Alive"]}
         - worker_nodes
