@@ -4,7 +4,7 @@ answers and while a script runs.
 
 The moments are taken from the command's first line of code on (when it has taken
 SIGTERM, which Python itself never does): before that the interpreter is starting up,
-outside the program. One moment per 250 ms of the first 3 s, for each signal, drawn
+outside the program. One moment per 300 ms of the first 3 s, for each signal, drawn
 with a fixed seed; ``CODEACT_SIGNAL_MOMENTS=all`` tries every 50 ms.
 """
 
@@ -29,7 +29,7 @@ def _moments() -> list[float]:
     if os.environ.get("CODEACT_SIGNAL_MOMENTS") == "all":
         return every
     draw = random.Random(23)
-    return [draw.choice(every[i : i + 5]) for i in range(0, 60, 5)]
+    return [draw.choice(every[i : i + 6]) for i in range(0, 60, 6)]
 
 
 def _command() -> list[str]:
