@@ -8,6 +8,11 @@ output went away (``| head``).
 
 from __future__ import annotations
 
+from codeact import interrupts
+
+if __name__ == "__main__":  # ``python -m codeact.cli``: the signals before the imports below
+    interrupts.take_signals()
+
 import argparse
 import asyncio
 import importlib
@@ -19,7 +24,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from codeact import __version__, interrupts
+from codeact import __version__
 from codeact.agent import Agent
 from codeact.errors import describe_exception
 from codeact.events import (
