@@ -394,6 +394,4 @@ def _configure_logging(verbose: int) -> None:
 
 
 if __name__ == "__main__":
-    from codeact.entry import main as entry
-
-    sys.exit(entry())
+    sys.exit(interrupts.run_command(main))

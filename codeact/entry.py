@@ -4,8 +4,6 @@ runs it (see :mod:`codeact.interrupts`)."""
 
 from __future__ import annotations
 
-import sys
-
 from codeact import interrupts
 
 
@@ -16,14 +14,4 @@ def main() -> int:
     # command with its status instead of a KeyboardInterrupt traceback.
     from codeact.cli import main as command
 
-    try:
-        try:
-            interrupts.running()
-            status = command(sys.argv[1:])
-        finally:
-            interrupts.ending()
-    except KeyboardInterrupt:  # it came before the command's own handling, or after it
-        interrupts.ending()
-        print("codeact: interrupted", file=sys.stderr)
-        status = interrupts.interrupted_status()
-    return status
+    return interrupts.run_command(command)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
@@ -71,6 +72,22 @@ def ending() -> None:
 
 def _exit_quietly(signum: int, frame: FrameType | None) -> None:
     os._exit(EXIT_TERMINATED if _terminated or signum == signal.SIGTERM else EXIT_INTERRUPTED)
+
+
+def run_command(command: Callable[[list[str]], int]) -> int:
+    """Run ``command`` on this process's arguments in the running phase, then enter the
+    ending phase; its status, or 130/143 when a signal stopped it."""
+    try:
+        try:
+            running()
+            status = command(sys.argv[1:])
+        finally:
+            ending()
+    except KeyboardInterrupt:  # it came before the command's own handling, or after it
+        ending()
+        _say("codeact: interrupted\n")
+        status = interrupted_status()
+    return status
 
 
 def _quiet_interrupts(hook: Any) -> Any:

@@ -222,8 +222,8 @@ def main(argv: list[str] | None = None) -> int:
     except (SuiteError, OSError) as exc:
         print(f"{parser.prog}: {exc}", file=sys.stderr)
         return 2
-    print(f"serving {args.suite} golden replies at {server.url}", flush=True)
     try:
+        print(f"serving {args.suite} golden replies at {server.url}", flush=True)
         server._httpd.serve_forever()
     except KeyboardInterrupt:
         pass

@@ -81,6 +81,13 @@ def test_golden_on_two_nodes_gives_the_local_records(
     assert info is not None and info.backends == ["local", f"ray@{cluster.address}"]
 
 
+def _cmdline(process: psutil.Process) -> list[str]:
+    try:
+        return process.cmdline()
+    except psutil.Error:
+        return []
+
+
 class _KillOneActor(Observer):
     """Kills one node's sandbox actor (SIGKILL) once `after` samples have finished."""
 
@@ -91,9 +98,11 @@ class _KillOneActor(Observer):
     def finished(self, record: SampleRecord) -> None:
         self.finished_ids.append(record.id)
         if self.killed is None and len(self.finished_ids) >= self.after:
+            # This test cluster's actors only (its raylets are this process's children):
+            # other Ray clusters may run on the machine.
             actors = [
-                p for p in psutil.process_iter(["cmdline"])
-                if (p.info["cmdline"] or [""])[0].startswith("ray::BenchNode")
+                p for p in psutil.Process().children(recursive=True)
+                if (_cmdline(p) or [""])[0].startswith("ray::BenchNode")
             ]  # fmt: skip
             assert len(actors) == 2, actors
             self.killed = actors[0].pid
