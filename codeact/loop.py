@@ -157,6 +157,8 @@ class AgentLoop:
         spec = self.ctx.tools_of(agent).get(name)
         if agent.approval != "tools" and not (spec and spec.requires_approval):
             return None
+        if self.ctx.ended is not None:  # a later call of the same script: no new request
+            return f"the run ended ({self.ctx.ended.code}): {self.ctx.ended.message}"
         action = prepare_tool_call(agent.name, self.state.steps, name, arguments)
         try:
             decision = (await self._ask(action))[action.id]

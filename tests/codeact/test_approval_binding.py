@@ -226,13 +226,25 @@ def test_an_approval_that_waits_too_long_ends_the_run() -> None:
 
 @pytest.mark.timeout(60)
 def test_a_tool_approval_that_waits_too_long_ends_the_run_and_refuses_the_call() -> None:
+    script = (
+        "for i in range(5):\n    try:\n        mark(str(i))\n    except PermissionError:\n"
+        "        pass"
+    )
     agent = Agent(
-        "mailer", ScriptedModel([py("mark('never')"), py("final_result(1)")]),
+        "mailer", ScriptedModel([py(script), py("final_result(1)")]),
         tools=[tool(mark, requires_approval=True)], approval_timeout_s=0.3,
     )  # fmt: skip
+    asked: list[InteractionRequired] = []
+
+    async def approver(event: InteractionRequired) -> None:
+        asked.append(event)
+        await asyncio.sleep(3)
+
     with pytest.raises(AgentRunFailed) as info:
-        arun(agent.run("t", approver=lambda event: asyncio.sleep(3)))  # type: ignore[arg-type,return-value]
+        arun(agent.run("t", approver=approver))  # type: ignore[arg-type]
     assert info.value.code == "approval_timeout" and marks == []
+    # Once the run has ended, the script's later calls are refused without asking.
+    assert len(asked) == 1
 
 
 @pytest.mark.timeout(60)
