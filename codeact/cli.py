@@ -21,23 +21,21 @@ import logging
 import os
 import re
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from codeact import __version__
 from codeact.agent import Agent
+from codeact.cli_approval import Decide, decide_all, decider, describe_decisions
 from codeact.errors import describe_exception
 from codeact.events import (
     AgentEvent,
     Completed,
-    Decision,
     Failed,
     FailureCode,
     InteractionRequired,
     ModelReplied,
-    PreparedAction,
     ScriptExecuted,
-    SubmitInteraction,
     Transferred,
 )
 from codeact.mcp.cli import add_mcp_parser
@@ -45,7 +43,7 @@ from codeact.mcp.client import MCPServer, server_from_string
 from codeact.models import ModelError, model_from_string
 from sandbox import PolicyError, SandboxPolicy, policy_cli
 from sandbox import cli as sandbox_cli
-from sandbox.cli import InputError, not_utf8, read_text
+from sandbox.cli import not_utf8
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_SANDBOX = 0, 1, 2, 3
 #: What shells report for a process ended by Ctrl-C (128 + SIGINT) and for one whose
@@ -166,7 +164,7 @@ def run_agent(args: argparse.Namespace) -> int:
             raise UsageError("TASK is empty: say what the agent should do")
         _text_argument(args.instructions, "--instructions")
         _text_argument(args.name, "--name")
-        decide = _decider(args)
+        decide = decider(args.approve_file, approve=args.approve)
         tools = [fn for spec in args.tools for fn in load_tool(spec)]
         model = model_from_string(args.model)
         agent = Agent(
@@ -190,33 +188,13 @@ def run_agent(args: argparse.Namespace) -> int:
     return asyncio.run(_run(agent, args.task, as_json=args.json, decide=decide))
 
 
-def _decider(args: argparse.Namespace) -> Decide | None:
-    """How approvals are answered: None when nothing needs approval."""
-    if args.approve_file is not None:
-        # Standard input too is read whole before the run, by the rules of a file.
-        try:
-            lines = read_text(args.approve_file).splitlines()
-        except InputError as exc:
-            raise UsageError(f"--approve-file {args.approve_file}: {exc}") from None
-        name = "standard input" if args.approve_file == "-" else args.approve_file
-        return LineDecisions(iter(lines), name).decide
-    if not args.approve:
-        return None
-    if not sys.stdin.isatty():
-        raise UsageError(
-            "--approve needs a terminal to ask at; without one, give the decisions with "
-            "--approve-file PATH (one line per script: y to run it, else the reason to refuse)"
-        )
-    return ask_terminal
-
-
 async def _run(agent: Agent, task: str, *, as_json: bool, decide: Decide | None) -> int:
     stream = agent.stream(task)
     show = (lambda text: None) if as_json else print
     try:
         async for event in stream:
             if isinstance(event, InteractionRequired) and decide is not None:
-                answer = await asyncio.to_thread(_decide_all, event, decide)
+                answer = await asyncio.to_thread(decide_all, event, decide)
                 for line in describe_decisions(event, answer):
                     show(line)
                 stream.submit(answer)
@@ -230,63 +208,6 @@ async def _run(agent: Agent, task: str, *, as_json: bool, decide: Decide | None)
     if output.failure is None:
         return EXIT_OK
     return EXIT_SANDBOX if output.failure.code == FailureCode.SANDBOX_FAILED else EXIT_FAILED
-
-
-Decide = Callable[[PreparedAction], Decision]
-
-
-def _decide_all(event: InteractionRequired, decide: Decide) -> SubmitInteraction:
-    return SubmitInteraction(batch_id=event.batch_id, decisions=[decide(a) for a in event.actions])
-
-
-def _what(action: PreparedAction) -> str:
-    if action.kind == "script":
-        return action.source or ""
-    return f"{action.tool}({json.dumps(action.arguments)})"
-
-
-def ask_terminal(action: PreparedAction) -> Decision:
-    """Ask at the terminal whether ``action`` may run."""
-    print(
-        f"\n--- approve this {action.kind.replace('_', ' ')}? ---\n{_what(action)}",
-        file=sys.stderr,
-    )
-    try:
-        answer = input("run it? [y/N, or a reason to refuse] ").strip()
-    except EOFError:
-        answer = ""
-    return _decision(action, answer)
-
-
-def _decision(action: PreparedAction, answer: str) -> Decision:
-    if answer.lower() in ("y", "yes"):
-        return Decision.approve(action)
-    return Decision.refuse(action, answer or "refused")
-
-
-class LineDecisions:
-    """Decisions read from a file, one line per action, in order."""
-
-    def __init__(self, lines: Iterator[str], name: str) -> None:
-        self._lines, self._name = lines, name
-
-    def decide(self, action: PreparedAction) -> Decision:
-        """The next line's decision; refused when the file has no line left."""
-        line = next(self._lines, None)
-        if line is None:
-            return Decision.refuse(action, f"no decision left in {self._name}")
-        return _decision(action, line.strip())
-
-
-def describe_decisions(event: InteractionRequired, answer: SubmitInteraction) -> list[str]:
-    """The transcript's lines for the decisions taken on ``event``."""
-    kinds = {a.id: a.kind.replace("_", " ") for a in event.actions}
-    return [
-        f"✓ {kinds.get(d.action_id, 'action')} approved"
-        if d.proceed
-        else f"✗ {kinds.get(d.action_id, 'action')} refused: {d.reason or 'refused'}"
-        for d in answer.decisions
-    ]
 
 
 def _indent(text: str, prefix: str = "    ") -> str:
