@@ -100,19 +100,23 @@ def main() -> int:
     import ray
     from ray.cluster_utils import Cluster
 
+    from codeact.ray.cluster import LOOPBACK, on_loopback
+
     store = 80 * 1024 * 1024
     started = time.monotonic()
-    cluster = Cluster(
-        initialize_head=True,
-        head_node_args={"num_cpus": 0, "include_dashboard": False, "object_store_memory": store},
-    )
+    head = {"num_cpus": 0, "include_dashboard": False, "object_store_memory": store,
+            "node_ip_address": LOOPBACK}  # fmt: skip
+    with on_loopback():  # a test cluster: every node on 127.0.0.1
+        cluster = Cluster(initialize_head=True, head_node_args=head)
     try:
         # Each node declares enough CPUs for its share of the samples in flight (the
         # sandbox workers mostly wait for the model).
-        for _ in range(2):
-            cluster.add_node(num_cpus=args.concurrency, object_store_memory=store)
-        cluster.wait_for_nodes()
-        ray.init(address=cluster.address, log_to_driver=False)
+        with on_loopback():
+            for _ in range(2):
+                cluster.add_node(num_cpus=args.concurrency, object_store_memory=store,
+                                 node_ip_address=LOOPBACK)  # fmt: skip
+            cluster.wait_for_nodes()
+            ray.init(address=cluster.address, log_to_driver=False, _node_ip_address=LOOPBACK)
         cluster_s = time.monotonic() - started
         result = measure(args.latency, args.concurrency, args.tasks, cluster.address)
         result["cluster_start_s"] = round(cluster_s, 1)

@@ -56,6 +56,7 @@ class Agent(Generic[OutputT]):
         sub_agents: Sequence[Agent[Any]] = (),
         transfer_targets: Sequence[Agent[Any]] = (),
         approval: Approval = "never",
+        approval_timeout_s: float | None = None,
         output_schema: type[OutputT] | Mapping[str, Any] | None = None,
         max_output_retries: int = 2,
         max_transfers: int = 6,
@@ -74,6 +75,8 @@ class Agent(Generic[OutputT]):
             raise ValueError("max_steps must be at least 1")
         if approval not in ("never", "scripts", "tools"):
             raise ValueError(f"approval must be 'never', 'scripts' or 'tools', not {approval!r}")
+        if approval_timeout_s is not None and not approval_timeout_s > 0:
+            raise ValueError(f"approval_timeout_s must be positive, not {approval_timeout_s!r}")
         if code_blocks not in ("join", "first", "last"):
             raise ValueError(f"code_blocks must be 'join', 'first' or 'last', not {code_blocks!r}")
         self.name = name
@@ -87,6 +90,8 @@ class Agent(Generic[OutputT]):
             else (policy or SandboxPolicy.preset("default"))
         )
         self.approval: Approval = approval
+        #: How long a pending approval may wait before the run ends (None: no limit).
+        self.approval_timeout_s = approval_timeout_s
         OutputSchema.validate_definition(output_schema)
         self.output_schema = output_schema
         self.max_output_retries = max_output_retries
@@ -218,9 +223,16 @@ class Agent(Generic[OutputT]):
         *,
         sandbox: Sandbox | AsyncSandbox | None = None,
         deps: Any = None,
+        key: bytes | str | None = None,
     ) -> AgentStream[OutputT]:
-        """Continue a run exported with :meth:`AgentStream.checkpoint` (maybe elsewhere)."""
-        return AgentStream.resume(self, checkpoint, submission, sandbox, deps)
+        """Continue a run exported with :meth:`AgentStream.checkpoint` (maybe elsewhere).
+
+        Raises `CheckpointRefused` (a `ValueError`) when an approved action's content is
+        not what its approval names, an action id repeats, a decision answers no action
+        of the checkpoint, or — given the application's ``key`` — the checkpoint is not
+        signed with it or was altered since.
+        """
+        return AgentStream.resume(self, checkpoint, submission, sandbox, deps, key=key)
 
     async def run(
         self,

@@ -1,44 +1,46 @@
 """The ``codeact`` command: ``codeact run`` (an agent) and ``codeact exec`` (one script).
 
 ``codeact run`` exits 0 when the run produced a final result, 1 when the run failed,
-2 for bad usage, 3 when the sandbox itself failed; every command exits 130 on Ctrl-C
-and 141, quietly, when the reader of its output went away (``| head``).
+2 for bad usage, 3 when the sandbox itself failed; every command exits 130 on Ctrl-C,
+143 on SIGTERM (:mod:`codeact.interrupts`) and 141, quietly, when the reader of its
+output went away (``| head``).
 """
 
 from __future__ import annotations
 
+from codeact import interrupts
+
+if __name__ == "__main__":  # ``python -m codeact.cli``: the signals before the imports below
+    interrupts.take_signals()
+
 import argparse
 import asyncio
 import importlib
-import json
 import logging
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from codeact import __version__
 from codeact.agent import Agent
+from codeact.cli_approval import Decide, decide_all, decider, describe_decisions
 from codeact.errors import describe_exception
-from codeact.events import (
-    Decision,
-    FailureCode,
-    InteractionRequired,
-    PreparedAction,
-    SubmitInteraction,
-)
+from codeact.events import FailureCode, InteractionRequired
 from codeact.mcp.cli import add_mcp_parser
 from codeact.mcp.client import MCPServer, server_from_string
 from codeact.models import ModelError, model_from_string
 from codeact.transcript import Transcript
 from sandbox import PolicyError, SandboxPolicy, policy_cli
 from sandbox import cli as sandbox_cli
+from sandbox.cli import not_utf8
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_SANDBOX = 0, 1, 2, 3
 #: What shells report for a process ended by Ctrl-C (128 + SIGINT) and for one whose
 #: output pipe was closed (128 + SIGPIPE).
 EXIT_INTERRUPTED, EXIT_PIPE_CLOSED = 130, 141
+_log = logging.getLogger("codeact.cli")
 
 
 class UsageError(Exception):
@@ -142,10 +144,23 @@ def _mcp_server(spec: str) -> MCPServer:
         raise UsageError(f"--mcp {spec!r}: {exc}") from None
 
 
+def _text_argument(value: str, what: str) -> str:
+    """A command-line text that goes to the model: valid UTF-8, else bad usage."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise UsageError(f"{what} is {not_utf8(exc)}") from None
+    return value
+
+
 def run_agent(args: argparse.Namespace) -> int:
     """Carry out ``codeact run``."""
     try:
-        decide = _decider(args)
+        if not _text_argument(args.task, "TASK").strip():
+            raise UsageError("TASK is empty: say what the agent should do")
+        _text_argument(args.instructions, "--instructions")
+        _text_argument(args.name, "--name")
+        decide = decider(args.approve_file, approve=args.approve)
         tools = [fn for spec in args.tools for fn in load_tool(spec)]
         model = model_from_string(args.model)
         agent = Agent(
@@ -177,26 +192,6 @@ def _write(text: str) -> None:
     sys.stdout.flush()  # the model's reply shows as it arrives
 
 
-def _decider(args: argparse.Namespace) -> Decide | None:
-    """How approvals are answered: None when nothing needs approval."""
-    if args.approve_file is not None:
-        if args.approve_file == "-":
-            return LineDecisions(iter(sys.stdin.readline, ""), "standard input").decide
-        try:
-            lines = Path(args.approve_file).read_text(encoding="utf-8").splitlines()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise UsageError(f"--approve-file {args.approve_file}: {exc}") from None
-        return LineDecisions(iter(lines), args.approve_file).decide
-    if not args.approve:
-        return None
-    if not sys.stdin.isatty():
-        raise UsageError(
-            "--approve needs a terminal to ask at; without one, give the decisions with "
-            "--approve-file PATH (one line per script: y to run it, else the reason to refuse)"
-        )
-    return ask_terminal
-
-
 async def _run(
     agent: Agent[Any], task: str, transcript: Transcript, *, as_json: bool, decide: Decide | None
 ) -> int:
@@ -204,7 +199,7 @@ async def _run(
     try:
         async for event in stream:
             if isinstance(event, InteractionRequired) and decide is not None:
-                answer = await asyncio.to_thread(_decide_all, event, decide)
+                answer = await asyncio.to_thread(decide_all, event, decide)
                 for line in describe_decisions(event, answer):
                     transcript.line(line)
                 stream.submit(answer)
@@ -218,66 +213,6 @@ async def _run(
     if output.failure is None:
         return EXIT_OK
     return EXIT_SANDBOX if output.failure.code == FailureCode.SANDBOX_FAILED else EXIT_FAILED
-
-
-Decide = Callable[[PreparedAction], Decision]
-
-
-def _decide_all(event: InteractionRequired, decide: Decide) -> SubmitInteraction:
-    return SubmitInteraction(batch_id=event.batch_id, decisions=[decide(a) for a in event.actions])
-
-
-def _what(action: PreparedAction) -> str:
-    if action.kind == "script":
-        return action.source or ""
-    return f"{action.tool}({json.dumps(action.arguments)})"
-
-
-def ask_terminal(action: PreparedAction) -> Decision:
-    """Ask at the terminal whether ``action`` may run."""
-    print(
-        f"\n--- approve this {action.kind.replace('_', ' ')}? ---\n{_what(action)}",
-        file=sys.stderr,
-    )
-    try:
-        answer = input("run it? [y/N, or a reason to refuse] ").strip()
-    except EOFError:
-        answer = ""
-    return _decision(action, answer)
-
-
-def _decision(action: PreparedAction, answer: str) -> Decision:
-    proceed = answer.lower() in ("y", "yes")
-    return Decision(
-        action_id=action.id, proceed=proceed, reason=None if proceed else (answer or "refused")
-    )
-
-
-class LineDecisions:
-    """Decisions read from a file, one line per action, in order."""
-
-    def __init__(self, lines: Iterator[str], name: str) -> None:
-        self._lines, self._name = lines, name
-
-    def decide(self, action: PreparedAction) -> Decision:
-        """The next line's decision; refused when the file has no line left."""
-        line = next(self._lines, None)
-        if line is None:
-            return Decision(
-                action_id=action.id, proceed=False, reason=f"no decision left in {self._name}"
-            )
-        return _decision(action, line.strip())
-
-
-def describe_decisions(event: InteractionRequired, answer: SubmitInteraction) -> list[str]:
-    """The transcript's lines for the decisions taken on ``event``."""
-    kinds = {a.id: a.kind.replace("_", " ") for a in event.actions}
-    return [
-        f"✓ {kinds.get(d.action_id, 'action')} approved"
-        if d.proceed
-        else f"✗ {kinds.get(d.action_id, 'action')} refused: {d.reason or 'refused'}"
-        for d in answer.decisions
-    ]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -305,15 +240,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``codeact`` console script."""
+    """The ``codeact`` command with ``argv``; its exit status (see the README's table).
+
+    Every way out is a status and at most a line on stderr: an unexpected error is
+    ``internal error: Type: message`` with status 1 (``-vv`` logs its traceback).
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.verbose:
-        logging.basicConfig(
-            level=logging.DEBUG if args.verbose > 1 else logging.INFO,
-            stream=sys.stderr,
-            format="%(asctime)s %(name)s %(levelname)s %(message)s",
-        )
+    _configure_logging(args.verbose)
     if getattr(args, "handler", None) is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
@@ -324,14 +258,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         # The sandboxes were closed on the way out: nothing is left running.
         print("codeact: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return interrupts.interrupted_status()
     except BrokenPipeError:
         # The reader went away (``| head``): the run was cancelled on the way out. Point
         # stdout at /dev/null so the interpreter's final flush does not fail again.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_PIPE_CLOSED
+    except Exception as exc:
+        _log.debug("the command failed", exc_info=True)
+        print(f"codeact {args.command}: internal error: {describe_exception(exc)}",
+              file=sys.stderr)  # fmt: skip
+        return EXIT_FAILED
+
+
+def _configure_logging(verbose: int) -> None:
+    if verbose:
+        logging.basicConfig(
+            level=logging.DEBUG if verbose > 1 else logging.INFO,
+            stream=sys.stderr,
+            format="%(asctime)s %(name)s %(levelname)s %(message)s",
+        )
+    else:  # warnings still reach the user (a log line dropped, a mechanism degraded)
+        logging.basicConfig(
+            level=logging.WARNING, stream=sys.stderr, format="%(name)s: %(message)s"
+        )
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(interrupts.run_command(main))

@@ -11,8 +11,9 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, computed_field, model_validator
 
+from codeact.digests import action_digest
 from codeact.summary import UsageSummary
 from sandbox import Execution
 
@@ -26,6 +27,7 @@ class FailureCode(StrEnum):
     TRANSFER_LOOP = "transfer_loop"
     INVALID_OUTPUT = "invalid_output"
     APPROVAL_REQUIRED = "approval_required"
+    APPROVAL_TIMEOUT = "approval_timeout"
     INTERNAL_ERROR = "internal_error"
     MCP_CONNECTION_FAILED = "mcp_connection_failed"
     # Model failures keep the model client's code.
@@ -103,16 +105,39 @@ class Transferred(_Event):
 
 
 class PreparedAction(BaseModel):
-    """One decision a person must take before the run continues."""
+    """One decision a person must take before the run continues.
+
+    ``digest`` is computed from exactly what would run (kind, source or tool and
+    canonical arguments, agent, step), never read from input: a decision approves the
+    digest it names, so content changed after approval no longer matches.
+    """
 
     model_config = ConfigDict(frozen=True)
 
     id: str
     kind: Literal["script", "tool_call"]
     agent: str
+    step: int = Field(ge=0, description="The step whose script is, or made, the action.")
     source: str | None = Field(None, description="The script, for kind 'script'.")
     tool: str | None = Field(None, description="The tool's name, for kind 'tool_call'.")
     arguments: dict[str, JsonValue] | None = None
+
+    @model_validator(mode="after")
+    def _one_shape(self) -> PreparedAction:
+        if self.kind == "script" and (self.source is None or self.tool or self.arguments):
+            raise ValueError("a script action has a source and no tool or arguments")
+        if self.kind == "tool_call" and (self.tool is None or self.source is not None):
+            raise ValueError("a tool_call action has a tool (and arguments) and no source")
+        return self
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def digest(self) -> str:
+        """SHA-256 of the action's content (see the class docstring)."""
+        return action_digest(
+            kind=self.kind, agent=self.agent, step=self.step, source=self.source,
+            tool=self.tool, arguments=self.arguments,
+        )  # fmt: skip
 
 
 class InteractionRequired(_Event):
@@ -125,13 +150,34 @@ class InteractionRequired(_Event):
 
 
 class Decision(BaseModel):
-    """A person's answer on one PreparedAction."""
+    """A person's answer on one PreparedAction. An approval names the digest of the
+    action it approves (``Decision.approve(action)`` fills both); a refusal need not."""
 
     model_config = ConfigDict(frozen=True)
 
     action_id: str
     proceed: bool
     reason: str | None = None
+    digest: str | None = Field(None, description="PreparedAction.digest of what it approves.")
+
+    @model_validator(mode="after")
+    def _approval_names_its_digest(self) -> Decision:
+        if self.proceed and not self.digest:
+            raise ValueError(
+                "an approval names the digest of the action it approves: "
+                "Decision.approve(action), or digest=action.digest"
+            )
+        return self
+
+    @classmethod
+    def approve(cls, action: PreparedAction, reason: str | None = None) -> Decision:
+        """Approve exactly ``action``'s content."""
+        return cls(action_id=action.id, proceed=True, reason=reason, digest=action.digest)
+
+    @classmethod
+    def refuse(cls, action: PreparedAction, reason: str | None = None) -> Decision:
+        """Refuse ``action``; ``reason`` reaches the model."""
+        return cls(action_id=action.id, proceed=False, reason=reason)
 
 
 class SubmitInteraction(BaseModel):

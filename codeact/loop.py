@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING, Any
 from pydantic import JsonValue, TypeAdapter, ValidationError
 
 from codeact import telemetry
-from codeact.approval import new_action_id
+from codeact.approval import prepare_script, prepare_tool_call
 from codeact.context import RunContext, bind_context, takes_context
 from codeact.errors import RunEnded, describe_exception
 from codeact.events import (
+    Decision,
     FailureCode,
     ModelReplied,
     PreparedAction,
@@ -161,15 +162,20 @@ class AgentLoop:
         spec = self.ctx.tools_of(agent).get(name)
         if agent.approval != "tools" and not (spec and spec.requires_approval):
             return None
-        action = PreparedAction(
-            id=new_action_id(), kind="tool_call", agent=agent.name, tool=name, arguments=arguments
-        )
+        if self.ctx.ended is not None:  # a later call of the same script: no new request
+            return f"the run ended ({self.ctx.ended.code}): {self.ctx.ended.message}"
+        action = prepare_tool_call(agent.name, self.state.steps, name, arguments)
         try:
-            decision = (await self.ctx.broker.ask([action], self.ctx.usage))[action.id]
+            decision = (await self._ask(action))[action.id]
         except RunEnded as ended:
             self.ctx.ended = self.ctx.ended or ended
             return f"the run ended ({ended.code}): {ended.message}"
         return None if decision.proceed else (decision.reason or "rejected")
+
+    async def _ask(self, action: PreparedAction) -> dict[str, Decision]:
+        """Wait for the decision on ``action``, within the agent's approval timeout."""
+        timeout_s = self.agent.approval_timeout_s
+        return await self.ctx.broker.ask([action], self.ctx.usage, timeout_s)
 
     # -- the loop ------------------------------------------------------------------
     async def run_traced(self) -> JsonValue:
@@ -240,10 +246,8 @@ class AgentLoop:
 
     async def _script_approved(self, source: str) -> bool:
         await self.keep_state()
-        action = PreparedAction(
-            id=new_action_id(), kind="script", agent=self.agent.name, source=source
-        )
-        decision = (await self.ctx.broker.ask([action], self.ctx.usage))[action.id]
+        action = prepare_script(self.agent.name, self.state.steps, source)
+        decision = (await self._ask(action))[action.id]
         if not decision.proceed:
             self._tell(
                 render(

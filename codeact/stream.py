@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, cast
 
 from codeact import telemetry
-from codeact.approval import Checkpoint
+from codeact.approval import Checkpoint, resume_plan
 from codeact.errors import AgentRunFailed, MCPConnectionError, RunEnded, describe_exception
 from codeact.events import (
     AgentEvent,
@@ -19,6 +19,7 @@ from codeact.events import (
     Failed,
     FailureCode,
     InteractionRequired,
+    PreparedAction,
     Started,
     SubmitInteraction,
 )
@@ -61,7 +62,8 @@ class AgentStream(Generic[OutputT]):
         self.on_end: Callable[[AgentOutput[OutputT]], None] | None = None
         self._queue = queue
         self._runner: asyncio.Task[None] | None = None
-        self._resume: tuple[Checkpoint, SubmitInteraction] | None = None
+        #: A resumed run's snapshot and its checked plan (each pending action, its decision).
+        self._resume: tuple[bytes | None, list[tuple[PreparedAction, Decision]]] | None = None
         # A new run's first messages; the system prompt is rendered inside the run.
         self._history: list[Message] | None = None
         self._value: Any = None
@@ -116,17 +118,19 @@ class AgentStream(Generic[OutputT]):
         submission: SubmitInteraction,
         sandbox: Sandbox | AsyncSandbox | None = None,
         deps: Any = None,
+        *,
+        key: bytes | str | None = None,
     ) -> AgentStream[OutputT]:
-        """Continue ``checkpoint`` with the decisions in ``submission``."""
+        """Continue ``checkpoint`` with the decisions in ``submission`` (checked by
+        :func:`~codeact.approval.resume_plan`; ``key`` verifies its signature)."""
+        plan = resume_plan(checkpoint, submission, key)
         if checkpoint.root_agent != root.name:
             raise ValueError(f"the checkpoint belongs to agent {checkpoint.root_agent!r}")
-        if submission.batch_id != checkpoint.batch_id:
-            raise ValueError("the submission answers another batch than the checkpoint's")
         state = LoopState.resumed(_find_agent(root, checkpoint.agent), checkpoint)
         stream = cls._new(root, checkpoint.run_id, "", state, sandbox, deps)
         stream._ctx.stream_tokens = True
         stream._ctx.carry_over(checkpoint)
-        stream._resume = (checkpoint, submission)
+        stream._resume = (checkpoint.snapshot, plan)
         return stream
 
     # -- the run -----------------------------------------------------------------------
@@ -225,18 +229,14 @@ class AgentStream(Generic[OutputT]):
         self._ctx.emit(Failed(code=code, message=message, usage=self._ctx.usage))
 
     async def _continue_from_checkpoint(
-        self, checkpoint: Checkpoint, submission: SubmitInteraction
+        self, snapshot: bytes | None, plan: list[tuple[PreparedAction, Decision]]
     ) -> Any:
         loop = self._loop
-        if checkpoint.snapshot is not None:
-            loop.session.restore_from(checkpoint.snapshot)
+        if snapshot is not None:
+            loop.session.restore_from(snapshot)
             await loop.session.open()
         note, kept = resumed_note(loop.session.restored)
-        decisions = {d.action_id: d for d in submission.decisions}
-        for action in checkpoint.actions:
-            decision = decisions.get(action.id) or Decision(
-                action_id=action.id, proceed=False, reason="no decision was given"
-            )
+        for action, decision in plan:
             if action.kind == "script" and action.source is not None:
                 if decision.proceed:
                     outcome = await loop.execute(action.source, note=note, kept=kept)
@@ -289,14 +289,16 @@ class AgentStream(Generic[OutputT]):
         """The interaction the run waits for, if any."""
         return self._ctx.broker.pending
 
-    def checkpoint(self) -> Checkpoint:
-        """The paused run as JSON-ready data (only while an interaction is pending)."""
+    def checkpoint(self, *, key: bytes | str | None = None) -> Checkpoint:
+        """The paused run as JSON-ready data (only while an interaction is pending),
+        signed with the application's ``key`` when one is given."""
         pending = self.pending
         if pending is None:
             raise ValueError("a checkpoint can only be taken while the run waits for approval")
         if any(a.agent != self._state.agent.name for a in pending.actions):
             raise ValueError("the pending action belongs to a sub-agent; it cannot be resumed")
-        return self._state.checkpoint(self._ctx, self.root, pending)
+        checkpoint = self._state.checkpoint(self._ctx, self.root, pending)
+        return checkpoint if key is None else checkpoint.signed(key)
 
     def cancel(self) -> None:
         """End the run with ``cancelled``; its worker is killed. Safe at any moment,

@@ -37,6 +37,15 @@ def _off() -> bool:
     return isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
 
 
+def _message(exc: BaseException) -> str:
+    """``str(exc)``, or a placeholder when its ``__str__`` raises: the tool's own
+    failure must reach the script, not one from describing it."""
+    try:
+        return str(exc)
+    except Exception:
+        return "(its message could not be shown)"
+
+
 def _provider_of(model_name: str, model: Any) -> str:
     provider = getattr(model, "provider", None)
     if isinstance(provider, str) and provider:
@@ -165,7 +174,7 @@ def traced_tool(name: str, fn: Callable[..., Any], parent: Callable[[], Span | N
         span.set_attribute("codeact.tool.ok", ok)
         if exc is not None:
             span.set_attribute("error.type", type(exc).__name__)
-            span.set_status(Status(StatusCode.ERROR, str(exc)[:200]))
+            span.set_status(Status(StatusCode.ERROR, _message(exc)[:200]))
 
     if inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(type(fn).__call__):
 

@@ -57,18 +57,47 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.set_defaults(handler=run_exec)
 
 
-def _read_source(name: str) -> str:
-    if name == "-":
-        return sys.stdin.read()
-    return Path(name).read_text(encoding="utf-8")
+class InputError(ValueError):
+    """A file or standard input that cannot be read as UTF-8 text; the message says why."""
+
+
+def read_text(name: str) -> str:
+    """The UTF-8 text of the file ``name``, or of standard input for ``-``: the same
+    rules for both (strict UTF-8, whatever the locale), `InputError` saying why not."""
+    where = "standard input" if name == "-" else name
+    try:
+        if name == "-":
+            if sys.stdin is None:
+                raise InputError("cannot read standard input: it is closed")
+            data = sys.stdin.buffer.read()
+        else:
+            data = Path(name).read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read {where}: {exc.strerror or exc}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"cannot read {where}: {not_utf8(exc)}") from None
+
+
+def not_utf8(exc: UnicodeDecodeError | UnicodeEncodeError) -> str:
+    """``not valid UTF-8 (byte 0xe9 at position 3)`` for a decode or encode error."""
+    raw = exc.object
+    if isinstance(raw, str):  # undecodable bytes kept as lone surrogates (argv, paths)
+        try:
+            raw = raw[exc.start : exc.end].encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:
+            return f"not valid Unicode (a lone surrogate at position {exc.start})"
+        return f"not valid UTF-8 (byte 0x{raw[0]:02x} at position {exc.start})"
+    return f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at position {exc.start})"
 
 
 def run_exec(args: argparse.Namespace) -> int:
     """Carry out ``codeact exec``; returns the exit status."""
     try:
-        source = _read_source(args.file)
-    except (OSError, UnicodeDecodeError) as exc:
-        print(f"codeact exec: cannot read {args.file}: {exc}", file=sys.stderr)
+        source = read_text(args.file)
+    except InputError as exc:
+        print(f"codeact exec: {exc}", file=sys.stderr)
         return EXIT_USAGE
     try:
         policy = SandboxPolicy.load(args.policy)

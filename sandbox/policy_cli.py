@@ -115,12 +115,15 @@ def run_show(args: argparse.Namespace) -> int:
     """Carry out ``codeact policy show``."""
     try:
         policy = SandboxPolicy.load(args.policy)
+        policy.worker_config()  # a mount whose directory is missing is the file's fault
     except PolicyError as exc:
         return _fail("show", str(exc))
     try:
         with Sandbox(policy, spares=0) as sandbox, sandbox.session():
             confinement = dict(sandbox.confinement)
-    except (SandboxError, PolicyError) as exc:
+    except PolicyError as exc:  # found when the sandbox starts, as `codeact exec` says
+        return _fail("show", str(exc))
+    except SandboxError as exc:
         return _fail("show", f"the sandbox failed: {exc}", EXIT_SANDBOX)
     report = PolicyReport(
         policy=policy.model_dump(mode="json"), digest=policy.digest(), confinement=confinement

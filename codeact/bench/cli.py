@@ -2,7 +2,8 @@
 
 ``run`` exits 0 when every sample passed, 1 when some failed or errored (or the log
 could not be written), 2 for bad usage, 3 when the sandbox failed, 130 when interrupted
-(the finished samples stay logged: rerun to resume).
+(the finished samples stay logged: rerun to resume). ``list`` exits 1 when a built-in
+suite cannot be loaded; ``report`` 2 when the directory holds no readable run.
 """
 
 from __future__ import annotations
@@ -98,16 +99,18 @@ def list_suites(args: argparse.Namespace) -> int:
                 "description": suite.description,
             }
         )
+    # A built-in suite that does not load is a broken install: say so, and fail.
+    status = EXIT_FAILED if any("error" in row for row in rows) else EXIT_OK
     if args.json:
         print(json.dumps(rows, indent=2))
-        return EXIT_OK
+        return status
     for row in rows:
         if "error" in row:
-            print(f"{row['name']}: unavailable: {row['error']}")
+            print(f"{row['name']}: unavailable: {row['error']}", file=sys.stderr)
             continue
         domains = ", ".join(f"{d} {n}" for d, n in row["domains"].items())
         print(f"{row['name']}: {row['tasks']} tasks ({domains}) — {row['description']}")
-    return EXIT_OK
+    return status
 
 
 def _suite(args: argparse.Namespace) -> Suite:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -22,7 +23,7 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from codeact.bench.suite import BenchTask, GoldenReply, Suite
+from codeact.bench.suite import BenchTask, GoldenReply, Suite, SuiteError
 
 #: Decides, from the 1-based request number, whether to refuse it with 429.
 RateLimitRule = Callable[[int], bool]
@@ -210,12 +211,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--retry-after", type=float, default=1.0)
     args = parser.parse_args(argv)
     rule = every(args.rate_limit_every) if args.rate_limit_every else None
-    server = FakeServer(
-        load_suite(args.suite), latency_s=args.latency, rate_limit=rule,
-        retry_after_s=args.retry_after, port=args.port,
-    )  # fmt: skip
-    print(f"serving {args.suite} golden replies at {server.url}", flush=True)
     try:
+        suite = load_suite(args.suite)
+        if suite.golden is None:
+            raise SuiteError(f"suite {suite.name!r} ships no golden replies to serve")
+        server = FakeServer(
+            suite, latency_s=args.latency, rate_limit=rule, retry_after_s=args.retry_after,
+            port=args.port,
+        )  # fmt: skip
+    except (SuiteError, OSError) as exc:
+        print(f"{parser.prog}: {exc}", file=sys.stderr)
+        return 2
+    try:
+        print(f"serving {args.suite} golden replies at {server.url}", flush=True)
         server._httpd.serve_forever()
     except KeyboardInterrupt:
         pass

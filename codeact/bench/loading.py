@@ -14,22 +14,22 @@ from pydantic import ValidationError
 
 from codeact.bench.suite import BenchTask, Suite, SuiteError, ToolMap, exact_match
 
-#: Built-in suites: name → ``module:attr`` (under the source tree's ``benchmarks/``).
-BUILTIN = {"m3tooleval": "benchmarks.m3tooleval.suite:SUITE"}
-_SOURCE_ROOT = Path(__file__).resolve().parents[2]
+#: Built-in suites: name → ``module:attr``, each shipped in the package with its data.
+BUILTIN = {"m3tooleval": "codeact.bench.m3tooleval.suite:SUITE"}
 
 
 def _import_attr(spec: str, what: str) -> Any:
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
         raise SuiteError(f"{what} {spec!r}: expected MODULE:ATTR, e.g. mysuite:SUITE")
-    for root in (os.getcwd(), str(_SOURCE_ROOT)):
-        if root not in sys.path:
-            sys.path.insert(0, root)
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
     try:
         module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise SuiteError(f"{what} {spec!r}: cannot import {module_name!r}: {exc}") from None
+    except Exception as exc:  # a module's own code may raise anything while importing
+        raise SuiteError(
+            f"{what} {spec!r}: cannot import {module_name!r}: {type(exc).__name__}: {exc}"
+        ) from None
     try:
         return getattr(module, attr)
     except AttributeError:

@@ -96,6 +96,24 @@ class RunConfig(_Record):
     max_steps: int
 
 
+_CONFIG_WORDS = {
+    "suite": "suite", "model": "model", "protocol": "protocol", "policy": "policy",
+    "policy_digest": "policy content (digest)", "max_steps": "max steps",
+}  # fmt: skip
+
+
+def config_differences(logged: RunConfig, wanted: RunConfig) -> str:
+    """What sets ``wanted`` apart from ``logged``, in words: ``model 'a' (logged: 'b')``."""
+    parts = []
+    for field, words in _CONFIG_WORDS.items():
+        was, now = getattr(logged, field), getattr(wanted, field)
+        if was != now:
+            if field == "policy_digest":
+                was, now = str(was)[:12], str(now)[:12]
+            parts.append(f"{words} {now!r} (logged: {was!r})")
+    return ", ".join(parts)
+
+
 class RunInfo(_Record):
     """``run.json``: the configuration, the versions and when each invocation started."""
 

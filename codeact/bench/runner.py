@@ -23,6 +23,7 @@ from codeact.bench.records import (
     RunInfo,
     SampleRecord,
     Summary,
+    config_differences,
 )
 from codeact.bench.sample import Outcome, SamplePlan, to_record
 from codeact.bench.sources import ModelSource
@@ -86,8 +87,9 @@ def _run_info(
     )  # fmt: skip
     if previous is not None and previous.config != run_config:
         raise LogDirError(
-            f"{config.log_dir} holds a run of {previous.config.model_dump()}; this one is "
-            f"{run_config.model_dump()} — use another --log-dir"
+            f"{config.log_dir} holds a run of another configuration: this one has "
+            f"{config_differences(previous.config, run_config)}; a log directory holds one "
+            "configuration — use another --log-dir"
         )
     now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     return RunInfo(

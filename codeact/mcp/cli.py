@@ -34,6 +34,8 @@ def add_mcp_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParse
 def run_serve(args: argparse.Namespace) -> int:
     """Carry out ``codeact mcp serve``."""
     try:
+        import mcp.server  # noqa: F401  (the SDK is imported only once serving starts)
+
         from codeact.mcp.serve import serve
     except ImportError as exc:
         print(f"codeact mcp serve: needs the MCP SDK (pip install 'codeact[mcp]'): {exc}",

@@ -13,11 +13,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from sandbox import AsyncSandbox, AsyncSession, SandboxPolicy
+from sandbox import AsyncSandbox, AsyncSession, SandboxError, SandboxPolicy
 
 
 class SessionLimitReached(RuntimeError):
@@ -127,14 +127,29 @@ def build_server(service: SandboxService) -> Any:
         result: observation, final_result, error), `stdout`, `error_code` (null when it
         ran), timings and resource use. Give `session_id` to keep variables between
         calls (a session expires when idle)."""
-        return await service.run_python(code, session_id)
+        with refusals_as_tool_errors():
+            return await service.run_python(code, session_id)
 
     @server.tool()
     async def close_session(session_id: str) -> bool:
         """End a named session and free its worker; false if there was none."""
-        return await service.close_session(session_id)
+        with refusals_as_tool_errors():
+            return await service.close_session(session_id)
 
     return server
+
+
+@contextlib.contextmanager
+def refusals_as_tool_errors() -> Iterator[None]:
+    """A refusal or a failure of the sandbox reaches the client as the tool's error,
+    with its message (anything else would reach it as "Error executing tool", and its
+    traceback the server's stderr)."""
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    try:
+        yield
+    except (SessionLimitReached, ValueError, SandboxError) as exc:
+        raise ToolError(str(exc)) from None
 
 
 async def serve(

@@ -7,7 +7,10 @@ sandbox work on a node than the node has.
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,8 +27,37 @@ ACTOR_BASE_BYTES = 256 * 1024 * 1024
 LOCAL_OBJECT_STORE_BYTES = 128 * 1024 * 1024
 
 
+#: Where a Ray started here listens: this machine's loopback address only.
+LOOPBACK = "127.0.0.1"
+#: Ray turns 127.0.0.1 into the machine's interface address (for other nodes to reach)
+#: unless it runs as a single machine, the mode Windows and macOS get by default; this
+#: variable asks for that mode (Ray reads it once, when it is imported).
+_SINGLE_MACHINE = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+
+
+@contextlib.contextmanager
+def on_loopback() -> Iterator[None]:
+    """Ray nodes started, and drivers connected, inside this block take 127.0.0.1 as
+    their address (with ``node_ip_address``/``_node_ip_address`` set to `LOOPBACK`):
+    a Ray of this machine's own is not reachable from the network."""
+    from ray._private import ray_constants
+
+    saved = os.environ.get(_SINGLE_MACHINE), ray_constants.ENABLE_RAY_CLUSTER
+    os.environ[_SINGLE_MACHINE] = "0"  # for the processes Ray starts
+    ray_constants.ENABLE_RAY_CLUSTER = False  # for this one, which read it already
+    try:
+        yield
+    finally:
+        if saved[0] is None:
+            os.environ.pop(_SINGLE_MACHINE, None)
+        else:
+            os.environ[_SINGLE_MACHINE] = saved[0]
+        ray_constants.ENABLE_RAY_CLUSTER = saved[1]
+
+
 class Connection:
-    """A connection to the cluster at `address` (None: a local Ray, started for us).
+    """A connection to the cluster at `address` (None: a local Ray, started for us, on
+    loopback only).
 
     A connection that was already open in this process (``ray.init`` by the caller)
     is used as it is and left open; one opened here is closed by `close`, which also
@@ -43,12 +75,14 @@ class Connection:
         if ray.is_initialized():
             return
         if self.address is None:
-            ray.init(
-                address="local",
-                include_dashboard=False,
-                log_to_driver=False,
-                object_store_memory=LOCAL_OBJECT_STORE_BYTES,
-            )
+            with on_loopback():
+                ray.init(
+                    address="local",
+                    include_dashboard=False,
+                    log_to_driver=False,
+                    object_store_memory=LOCAL_OBJECT_STORE_BYTES,
+                    _node_ip_address=LOOPBACK,
+                )
         else:
             ray.init(address=self.address, log_to_driver=False)
         self.owned = True

@@ -20,6 +20,7 @@ import subprocess
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
@@ -46,7 +47,8 @@ READY_TIMEOUT_S = 30.0
 #: What the zygote runs: the package found where this one was imported from, then the
 #: fork server's ``main`` (a test starts a zygote this way from a copy of the tree).
 _BOOT = (
-    "import sys; sys.path.insert(0, {root!r}); from sandbox.worker.zygote import main; main({fd})"
+    "import sys; sys.path.insert(0, {root!r}); from sandbox.worker.zygote import main; "
+    "main({fd}, {host})"
 )
 
 
@@ -166,9 +168,13 @@ class Zygote:
         before_start: Callable[[int], None] | None = None,
     ) -> None:
         self._max_frame = host_frame_cap(worker_config["limits"])
-        host_end, zygote_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        # Close-on-exec, and closed in children this process forks (_close_in_children):
+        # only the host holds the control socket, so the zygote sees the host go away.
+        host_end, zygote_end = socket.socketpair(
+            socket.AF_UNIX, socket.SOCK_SEQPACKET | socket.SOCK_CLOEXEC
+        )
         root = package_root()
-        boot = _BOOT.format(root=root, fd=zygote_end.fileno())
+        boot = _BOOT.format(root=root, fd=zygote_end.fileno(), host=os.getpid())
         # A forked worker's /proc/self/environ shows the zygote's original environment,
         # so the zygote itself starts with none (the OS layer off keeps the host's).
         os_layer = worker_config.get("layers", {}).get("os", True)
@@ -186,6 +192,7 @@ class Zygote:
             # Before the zygote forks anything (e.g. moving it into the sandbox's cgroup).
             before_start(self._proc.pid)
         self._ctrl = host_end
+        _LIVE.add(self)
         self._send_lock = threading.Lock()
         self._next_id = 0
         self._pending: dict[int, tuple[Future[WorkerHandle], socket.socket]] = {}
@@ -345,3 +352,20 @@ class Zygote:
             self._proc.wait()
         with contextlib.suppress(OSError):
             self._ctrl.close()
+
+
+#: The zygotes of this process, for :func:`_close_in_children`.
+_LIVE: weakref.WeakSet[Zygote] = weakref.WeakSet()
+
+
+def _close_in_children() -> None:
+    """In a child forked from the host: close every zygote's control socket, which
+    would otherwise keep the zygote alive after the host dies (its workers too)."""
+    for zygote in list(_LIVE):
+        zygote._closed = zygote._shut_by_host = True
+        with contextlib.suppress(OSError):
+            zygote._ctrl.close()
+    _LIVE.clear()
+
+
+os.register_at_fork(after_in_child=_close_in_children)

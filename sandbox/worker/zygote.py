@@ -10,8 +10,9 @@ JSON datagrams:
   ``forked`` (id, pid), ``exited`` (pid, exit code or signal, CPU seconds used),
   ``failed``.
 
-The zygote never runs untrusted code. When the host goes away (EOF on the control
-socket) it kills every worker it forked and exits.
+The zygote never runs untrusted code. When the host goes away — EOF on the control
+socket, or the host process gone while a child it forked still holds the socket
+(``parent_watch.py``) — it kills every worker it forked and exits.
 
 Worker side: standard library only.
 """
@@ -40,6 +41,7 @@ from sandbox.worker.confine import landlock, namespaces, seccomp
 from sandbox.worker.language.compiler import compile_script
 from sandbox.worker.language.files import Mounts, module_members
 from sandbox.worker.language.module_proxy import build_all
+from sandbox.worker.parent_watch import ParentWatch
 from sandbox.worker.serve import serve
 
 _WARM_UP = """
@@ -73,10 +75,14 @@ def _vm_size() -> int:
         return 0
 
 
-def main(ctrl_fd: int) -> None:
-    """Serve fork requests on ``ctrl_fd`` until the host shuts us down or goes away."""
+def main(ctrl_fd: int, host_pid: int | None = None) -> None:
+    """Serve fork requests on ``ctrl_fd`` until the host (``host_pid``, by default the
+    parent) shuts us down or goes away."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the host decides when we stop
+    watch = ParentWatch(os.getppid() if host_pid is None else host_pid)
     ctrl = socket.socket(fileno=ctrl_fd)
+    if not watch.wait_readable(ctrl.fileno()):
+        return
     config = cast(WorkerConfig, json.loads(ctrl.recv(1 << 20)))
     try:
         mounts = Mounts(config.get("mounts", []))
@@ -108,7 +114,10 @@ def main(ctrl_fd: int) -> None:
     _send(ctrl, {"op": Op.READY, "pid": os.getpid(), "vm_size": vm_size, "helpers": helpers})
     try:
         while True:
-            readable, _, _ = select.select([ctrl.fileno(), wake_r], [], [])
+            readable, _, _ = select.select([ctrl.fileno(), wake_r, *watch.fds], [], [],
+                                           watch.poll_s)  # fmt: skip
+            if watch.gone():
+                return
             if wake_r in readable:
                 _drain(wake_r)
                 _reap(ctrl, children)
@@ -125,6 +134,7 @@ def main(ctrl_fd: int) -> None:
                 if pid == 0:
                     signal.set_wakeup_fd(-1)
                     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                    watch.forget()
                     ctrl.detach()
                     serve(fds[0], config, proxies, mounts)
                 os.close(fds[0])
@@ -176,4 +186,4 @@ def _reap(ctrl: socket.socket, children: set[int]) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]))
+    main(int(sys.argv[1]), int(sys.argv[2]) if len(sys.argv) > 2 else None)

@@ -97,11 +97,22 @@ def test_a_half_written_last_line_is_dropped_on_resume(suite_dir: Path) -> None:
     assert sorted(r.task for r in records) == ["add/0", "add/2", "add/4", "add/5"]
 
 
-def test_another_configuration_is_refused_in_the_same_log_dir(suite_dir: Path) -> None:
+@pytest.mark.timeout(60)
+def test_another_configuration_is_refused_in_the_same_log_dir(
+    suite_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     log = suite_dir / "logs"
     base = ["bench", "run", "adder_suite:SUITE", "--log-dir", str(log), "--display", "none"]
     assert main([*base, "--model", "golden", "--limit", "1"]) == 0
+    capsys.readouterr()
     assert main([*base, "--model", "golden", "--max-steps", "3", "--limit", "1"]) == 2
+    err = capsys.readouterr().err
+    # What differs, in words: no dict reprs of both configurations.
+    assert "this one has max steps 3 (logged: 10)" in err, err
+    assert "{" not in err and "policy_digest" not in err
+    assert main([*base, "--model", "golden", "--policy", "strict", "--limit", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "policy 'strict' (logged: 'default'), policy content (digest)" in err, err
 
 
 def test_bad_usage_is_reported(suite_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,7 +1,7 @@
 """The web_browsing domain: views, pagination, links, scrolling and history."""
 
-from benchmarks.m3tooleval import tools_for
-from benchmarks.m3tooleval.domains.web_browsing import Browser, WebPage, load_pages
+from codeact.bench.m3tooleval import tools_for
+from codeact.bench.m3tooleval.domains.web_browsing import Browser, WebPage, load_pages
 
 
 def _browser(*pages: tuple[str, str]) -> Browser:

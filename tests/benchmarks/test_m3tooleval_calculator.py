@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchmarks.m3tooleval import calculator as calculator_module
-from benchmarks.m3tooleval.calculator import calculate, calculator
+from codeact.bench.m3tooleval import calculator as calculator_module
+from codeact.bench.m3tooleval.calculator import calculate, calculator
 
 FAILED = "Failed to evaluate expression: "
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.m3tooleval import golden_task_names, load_tasks
 from codeact.bench import SampleRecord
+from codeact.bench.m3tooleval import golden_task_names, load_tasks
 from codeact.cli import main
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.m3tooleval import (
+from codeact.bench.m3tooleval import (
     DOMAINS,
     golden_replies,
     golden_task_names,
@@ -20,8 +20,8 @@ from benchmarks.m3tooleval import (
     task_by_name,
     tools_for,
 )
-from benchmarks.m3tooleval import golden as golden_module
-from benchmarks.m3tooleval.golden import GoldenError, reply_content
+from codeact.bench.m3tooleval import golden as golden_module
+from codeact.bench.m3tooleval.golden import GoldenError, reply_content
 from sandbox import Sandbox, SandboxPolicy
 
 BLOCK = re.compile(r"```python\n(.*?)```", re.DOTALL)

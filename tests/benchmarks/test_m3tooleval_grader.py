@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks.m3tooleval import is_correct, load_tasks
+from codeact.bench.m3tooleval import is_correct, load_tasks
 
 
 def _via_json(value: Any) -> Any:

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from benchmarks.m3tooleval import is_correct, load_tasks, task_by_name
-from benchmarks.m3tooleval.domains.dna_sequencer import (
+from codeact.bench.m3tooleval import is_correct, load_tasks, task_by_name
+from codeact.bench.m3tooleval.domains.dna_sequencer import (
     count_nucleotides,
     find_max_nucleotide,
     is_valid_dna_sequence,
@@ -18,7 +18,7 @@ from benchmarks.m3tooleval.domains.dna_sequencer import (
     transcribe_dna_to_mrna,
     translate_mrna_to_amino_acid,
 )
-from benchmarks.m3tooleval.domains.message_decoder import (
+from codeact.bench.m3tooleval.domains.message_decoder import (
     caesar_decode,
     convert_hex_to_ascii,
     maximum_value,
@@ -26,7 +26,7 @@ from benchmarks.m3tooleval.domains.message_decoder import (
     reverse_string,
     string_length,
 )
-from benchmarks.m3tooleval.domains.trade_calculator import (
+from codeact.bench.m3tooleval.domains.trade_calculator import (
     calculate_tariff,
     convert_currency,
     estimate_final_value,

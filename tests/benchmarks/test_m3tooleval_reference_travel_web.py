@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from benchmarks.m3tooleval import is_correct, load_tasks, task_by_name, tools_for
-from benchmarks.m3tooleval.domains.travel import book_hotel, budget_calculator, find_flights
+from codeact.bench.m3tooleval import is_correct, load_tasks, task_by_name, tools_for
+from codeact.bench.m3tooleval.domains.travel import book_hotel, budget_calculator, find_flights
 
 # travel_itinerary_planning
 

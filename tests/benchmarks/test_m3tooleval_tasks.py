@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from benchmarks.m3tooleval import DOMAINS, Task, TaskError, load_tasks, task_by_name
-from benchmarks.m3tooleval.tasks import DATA_DIR
+from codeact.bench.m3tooleval import DOMAINS, Task, TaskError, load_tasks, task_by_name
+from codeact.bench.m3tooleval.tasks import DATA_DIR
 
 SHIPPED = ["LICENSE", "README.md", "metadata.json", "tasks.json", "travel_data.json"]
 

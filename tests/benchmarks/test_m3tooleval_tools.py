@@ -5,11 +5,11 @@ import json
 
 import pytest
 
-from benchmarks.m3tooleval import DOMAINS, load_tasks, tools_for
-from benchmarks.m3tooleval.domains import dna_sequencer as dna
-from benchmarks.m3tooleval.domains import message_decoder as md
-from benchmarks.m3tooleval.domains import trade_calculator as trade
-from benchmarks.m3tooleval.domains import travel
+from codeact.bench.m3tooleval import DOMAINS, load_tasks, tools_for
+from codeact.bench.m3tooleval.domains import dna_sequencer as dna
+from codeact.bench.m3tooleval.domains import message_decoder as md
+from codeact.bench.m3tooleval.domains import trade_calculator as trade
+from codeact.bench.m3tooleval.domains import travel
 
 
 def test_tool_names_match_the_tasks() -> None:

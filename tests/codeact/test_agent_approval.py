@@ -32,7 +32,9 @@ def answer(
 ) -> SubmitInteraction:
     return SubmitInteraction(
         batch_id=event.batch_id,
-        decisions=[Decision(action_id=a.id, proceed=proceed, reason=reason) for a in event.actions],
+        decisions=[
+            Decision.approve(a) if proceed else Decision.refuse(a, reason) for a in event.actions
+        ],
     )
 
 
@@ -138,7 +140,7 @@ def test_checkpoint_and_resume_a_script_in_a_new_run() -> None:
         checkpoint,
         SubmitInteraction(
             batch_id=checkpoint.batch_id,
-            decisions=[Decision(action_id=checkpoint.actions[0].id, proceed=True)],
+            decisions=[Decision.approve(checkpoint.actions[0])],
         ),
     )
     out = arun(stream.result(lambda e: answer(e, True)))
@@ -166,7 +168,7 @@ def test_checkpoint_and_resume_a_tool_call() -> None:
         checkpoint,
         SubmitInteraction(
             batch_id=checkpoint.batch_id,
-            decisions=[Decision(action_id=checkpoint.actions[0].id, proceed=True)],
+            decisions=[Decision.approve(checkpoint.actions[0])],
         ),
     )
     out = arun(stream.result())

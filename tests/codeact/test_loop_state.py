@@ -18,7 +18,7 @@ def test_a_checkpoint_carries_the_state_and_the_runs_totals_and_resumes_it() -> 
     run = RunState("run-1", lambda _: None)
     run.usage = UsageSummary(requests=3, input_tokens=40)
     state = LoopState(helper, [Message.system("s"), Message.human("t")], 5, 2, 1)
-    action = PreparedAction(id="a1", kind="script", agent="helper", source="x = 1")
+    action = PreparedAction(id="a1", kind="script", agent="helper", step=5, source="x = 1")
     pending = InteractionRequired(batch_id="b1", actions=[action], usage=run.usage)
 
     checkpoint = Checkpoint.model_validate_json(

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import logging
+import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from codeact.mcp.serve import SandboxService, SessionLimitReached
+from codeact.mcp.serve import SandboxService, SessionLimitReached, build_server
 from sandbox import SandboxPolicy
 from tests.codeact.mcp_helpers import free_port, http_server
 
@@ -85,11 +88,49 @@ def test_sessions_are_bounded_and_expire() -> None:
 
 
 def test_bad_usage_exits_2() -> None:
-    import subprocess
-
     result = subprocess.run(
         [*SERVE, "--policy", "no-such-policy"], cwd=ROOT, capture_output=True, text=True,
         timeout=60, stdin=subprocess.DEVNULL,
     )
     assert result.returncode == 2
     assert "no-such-policy" in result.stderr
+
+
+def test_a_refusal_reaches_the_client_as_the_tools_error_with_its_message(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from mcp import Client
+
+    async def main() -> list[str]:
+        service = SandboxService(SandboxPolicy.preset("default"), max_sessions=1)
+        async with service.running():
+            async with Client(build_server(service)) as client:
+                first = await client.call_tool("run_python", {"code": "a = 1", "session_id": "1"})
+                assert not first.is_error
+                texts = []
+                for arguments in ({"code": "b = 2", "session_id": "2"},
+                                  {"code": "c = 3", "session_id": ""}):  # fmt: skip
+                    refused = await client.call_tool("run_python", arguments)
+                    assert refused.is_error
+                    texts.append(refused.content[0].text)  # type: ignore[union-attr]
+                return texts
+
+    with caplog.at_level(logging.INFO):
+        limit, empty = asyncio.run(main())
+    assert "this server keeps at most 1 sessions" in limit, limit
+    assert "session_id must be a non-empty string" in empty, empty
+    # Expected refusals: no traceback logged on the server's side.
+    assert not [r for r in caplog.records if r.exc_info], [r.getMessage() for r in caplog.records]
+
+
+def test_serve_without_the_mcp_extra_prints_the_install_hint(tmp_path: Path) -> None:
+    stub = tmp_path / "mcp"  # an environment where the SDK is not installed
+    stub.mkdir()
+    (stub / "__init__.py").write_text("raise ModuleNotFoundError(\"No module named 'mcp'\")\n")
+    result = subprocess.run(
+        SERVE, cwd=ROOT, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+        env={**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"},
+    )  # fmt: skip
+    assert result.returncode == 2, result.stderr
+    assert "pip install 'codeact[mcp]'" in result.stderr
+    assert "Traceback" not in result.stderr

@@ -1,11 +1,13 @@
 """One small two-node Ray cluster on this machine for the Ray tests (Ray's own test
 cluster), started by the first test that needs it and stopped after the last Ray test
-in a row. The head node takes no work (num_cpus=0): samples and sessions run on the
+in a row. Every node and the driver have a loopback address (checked): test traffic
+never leaves the machine. The head node takes no work (num_cpus=0): samples and sessions run on the
 two worker nodes, each declaring 4 CPUs — more than the machine's cores, which Ray
 allows; the sandbox workers mostly wait for a model or a tool."""
 
 from __future__ import annotations
 
+import ipaddress
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,22 +29,46 @@ def _start_cluster() -> Any:
     import ray
     from ray.cluster_utils import Cluster
 
-    started = Cluster(
-        initialize_head=True,
-        head_node_args={
-            "num_cpus": 0,
-            "include_dashboard": False,
-            "object_store_memory": STORE,
-            # A node that dies is declared dead in about 2 s rather than Ray's 15.
-            "_system_config": {"health_check_period_ms": 500, "health_check_failure_threshold": 4},
-        },
-    )
-    _CLUSTER.append(started)
-    for _ in range(2):
-        started.add_node(num_cpus=4, object_store_memory=STORE)
-    started.wait_for_nodes()
-    ray.init(address=started.address, log_to_driver=False)
+    from codeact.ray.cluster import LOOPBACK, on_loopback
+
+    with on_loopback():
+        started = Cluster(
+            initialize_head=True,
+            head_node_args={
+                "num_cpus": 0,
+                "include_dashboard": False,
+                "object_store_memory": STORE,
+                "node_ip_address": LOOPBACK,
+                # A node that dies is declared dead in about 2 s rather than Ray's 15.
+                "_system_config": {
+                    "health_check_period_ms": 500, "health_check_failure_threshold": 4
+                },
+            },
+        )
+        _CLUSTER.append(started)
+        for _ in range(2):
+            add_node(started)
+        started.wait_for_nodes()
+        ray.init(address=started.address, log_to_driver=False, _node_ip_address=LOOPBACK)
+    assert_on_loopback()
     return started
+
+
+def add_node(cluster: Any) -> Any:
+    """One more worker node of the test cluster, on loopback like the rest."""
+    from codeact.ray.cluster import LOOPBACK, on_loopback
+
+    with on_loopback():
+        return cluster.add_node(num_cpus=4, object_store_memory=STORE, node_ip_address=LOOPBACK)
+
+
+def assert_on_loopback() -> None:
+    """Every node of the cluster, and this driver, have a loopback address."""
+    import ray
+
+    addresses = {n["NodeManagerAddress"] for n in ray.nodes() if n["Alive"]}
+    addresses.add(ray.util.get_node_ip_address())
+    assert all(ipaddress.ip_address(a).is_loopback for a in addresses), addresses
 
 
 def _stop_cluster() -> None:

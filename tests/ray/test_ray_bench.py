@@ -26,6 +26,7 @@ from codeact.bench.loading import load_suite
 from codeact.bench.logdir import LogDir
 from codeact.bench.runner import BenchConfig, Observer, run_bench
 from codeact.cli import main
+from tests.ray.conftest import add_node, assert_on_loopback
 
 ROOT = Path(__file__).resolve().parents[2]
 #: What differs between two runs of the same samples: timings, the node, and the
@@ -80,6 +81,13 @@ def test_golden_on_two_nodes_gives_the_local_records(
     assert info is not None and info.backends == ["local", f"ray@{cluster.address}"]
 
 
+def _cmdline(process: psutil.Process) -> list[str]:
+    try:
+        return process.cmdline()
+    except psutil.Error:
+        return []
+
+
 class _KillOneActor(Observer):
     """Kills one node's sandbox actor (SIGKILL) once `after` samples have finished."""
 
@@ -90,9 +98,11 @@ class _KillOneActor(Observer):
     def finished(self, record: SampleRecord) -> None:
         self.finished_ids.append(record.id)
         if self.killed is None and len(self.finished_ids) >= self.after:
+            # This test cluster's actors only (its raylets are this process's children):
+            # other Ray clusters may run on the machine.
             actors = [
-                p for p in psutil.process_iter(["cmdline"])
-                if (p.info["cmdline"] or [""])[0].startswith("ray::BenchNode")
+                p for p in psutil.Process().children(recursive=True)
+                if (_cmdline(p) or [""])[0].startswith("ray::BenchNode")
             ]  # fmt: skip
             assert len(actors) == 2, actors
             self.killed = actors[0].pid
@@ -134,8 +144,9 @@ def test_a_node_that_dies_mid_run_loses_no_sample(
 ) -> None:
     import ray
 
-    extra = cluster.add_node(num_cpus=4, object_store_memory=80 * 1024 * 1024)
+    extra = add_node(cluster)
     cluster.wait_for_nodes()
+    assert_on_loopback()
     doomed = (
         {n["NodeID"] for n in ray.nodes() if n["Alive"]}
         - worker_nodes

@@ -78,3 +78,40 @@ def test_nodes_go_on_under_their_share_when_the_shared_limiter_is_lost() -> None
         await asyncio.wait_for(second, 1)
 
     asyncio.run(main())
+
+
+_LOCAL_RAY = """
+import json, ray
+from codeact.ray.cluster import Connection
+connection = Connection(None)
+connection.open()
+try:
+    @ray.remote
+    def where() -> str:
+        return ray.util.get_node_ip_address()
+    print(json.dumps({"nodes": [n["NodeManagerAddress"] for n in ray.nodes()],
+                      "driver": ray.util.get_node_ip_address(), "task": ray.get(where.remote())}))
+finally:
+    connection.close()
+"""
+
+
+@pytest.mark.timeout(150)
+def test_the_local_ray_listens_on_loopback_only() -> None:
+    import ipaddress
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")}
+    result = subprocess.run(
+        [sys.executable, "-c", _LOCAL_RAY], capture_output=True, text=True, timeout=140,
+        cwd=root, env={**env, "PYTHONPATH": str(root)},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    seen = json.loads(result.stdout.strip().splitlines()[-1])
+    addresses = [*seen["nodes"], seen["driver"], seen["task"]]
+    assert all(ipaddress.ip_address(a).is_loopback for a in addresses), seen

@@ -10,7 +10,8 @@ ships it (ZPL 2.1, see ``upstream/LICENSE.txt``), unchanged but for empty
   expression, the class-pattern check) are provided as the worker provides them;
 - ``tests.helper`` (its helper module, imported under its own package name) and
   ``mocker`` (the fixture of pytest-mock, the only one it uses) are supplied;
-- each test listed in ``differences.py`` is expected to fail, strictly, with its reason.
+- each test listed in ``differences.py`` is expected to fail, strictly, with its reason
+  and the exception it fails with.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from sandbox.worker.language.compiler import LAST_EXPR, MATCH_CLASS, RERAISE
 from sandbox.worker.language.guards import check_match_class, reraise_control
 
 from . import adapter
-from .differences import DIFFERENCES, upstream_id
+from .differences import DIFFERENCES, expected_exception, upstream_id
 from .upstream import helper
 
 sys.modules.setdefault("tests.helper", helper)
@@ -89,10 +90,21 @@ def mocker() -> Iterator[Mocker]:
     found.stop()
 
 
+def expected_failure(upstream: str) -> pytest.MarkDecorator | None:
+    """The mark of a listed upstream test: it must fail, strictly, and with the
+    exception its difference causes (anything else is a real failure)."""
+    difference = DIFFERENCES.get(upstream)
+    if difference is None:
+        return None
+    return pytest.mark.xfail(
+        strict=True, raises=expected_exception(upstream), reason=difference.reason
+    )
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if UPSTREAM not in Path(item.path).parents:
             continue
-        difference = DIFFERENCES.get(upstream_id(item.nodeid))
-        if difference is not None:
-            item.add_marker(pytest.mark.xfail(strict=True, reason=difference.reason))
+        mark = expected_failure(upstream_id(item.nodeid))
+        if mark is not None:
+            item.add_marker(mark)

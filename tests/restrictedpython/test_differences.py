@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from .differences import DIFFERENCES
+from .conftest import expected_failure
+from .differences import DIFFERENCES, FAILS_WITH
 
 TESTS = Path(__file__).parents[1]
 UPSTREAM = Path(__file__).parent / "upstream"
@@ -49,3 +50,20 @@ def test_each_covering_test_exists(covering: str) -> None:
 
 def test_every_difference_has_a_reason() -> None:
     assert all(len(d.reason) > 40 for d in DIFFERENCES.values())
+
+
+@pytest.mark.timeout(10)
+@pytest.mark.parametrize("upstream", sorted(DIFFERENCES))
+def test_each_expected_failure_names_the_exception_it_fails_with(upstream: str) -> None:
+    mark = expected_failure(upstream)
+    assert mark is not None
+    raises = mark.kwargs.get("raises")
+    # A bare xfail (or one expecting any Exception) would pass a test that broke for
+    # an unrelated reason as an expected failure.
+    assert raises is not None and raises not in (Exception, BaseException), mark.kwargs
+    assert mark.kwargs["strict"] is True
+
+
+@pytest.mark.timeout(10)
+def test_each_listed_exception_belongs_to_a_listed_test() -> None:
+    assert set(FAILS_WITH) <= set(DIFFERENCES)

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import json
 import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 
-from tests.security.unprivileged import ROOT, run_as_nobody, unavailable
+from tests.security.unprivileged import ROOT, run_as_nobody, unavailable, visible_entries
 
 REASON = unavailable()
 pytestmark = pytest.mark.skipif(REASON is not None, reason=f"cannot run as nobody: {REASON}")
@@ -28,19 +30,41 @@ HOST_ATTACKS = (
 )
 
 
+_CHECK = (
+    "import json, os, sandbox\n"
+    "try:\n"
+    "    root = sorted(os.listdir('/root'))\n"
+    "except PermissionError:\n"
+    "    root = None\n"
+    "print(json.dumps({'ids': [os.getuid(), os.geteuid(), os.getgid(), os.getegid()],"
+    " 'groups': os.getgroups(), 'root': root}))"
+)
+
+
 @pytest.mark.timeout(60)
-def test_the_command_runs_as_nobody_and_sees_only_the_interpreter_under_root() -> None:
-    check = (
-        "import json, os, sandbox\n"
-        "print(json.dumps({'ids': [os.getuid(), os.geteuid(), os.getgid(), os.getegid()],"
-        " 'groups': os.getgroups(), 'root': os.listdir('/root')}))"
-    )
-    result = run_as_nobody([sys.executable, "-c", check], timeout=50)
+def test_the_command_runs_as_nobody_and_sees_only_what_it_needs_under_root() -> None:
+    result = run_as_nobody([sys.executable, "-c", _CHECK], timeout=50)
     assert result.returncode == 0, result.stderr
     seen = json.loads(result.stdout)
     assert seen["ids"] == [65534] * 4 and seen["groups"] == []
-    # /root is covered (when the interpreter lives there) by a tmpfs holding only it.
-    assert not sys.base_prefix.startswith("/root/") or len(seen["root"]) == 1, seen
+    # /root is covered by a tmpfs holding what the interpreter needs there, or closed.
+    assert seen["root"] == visible_entries(Path("/root")), seen
+
+
+@pytest.mark.timeout(60)
+def test_a_clone_in_root_beside_the_interpreter_is_seen_with_it() -> None:
+    """The README's layout for root's home: the checkout (with its venv) under /root too."""
+    clone = Path(tempfile.mkdtemp(prefix="codeact-clone-", dir="/root"))
+    try:
+        clone.chmod(0o755)
+        also = (clone,)
+        result = run_as_nobody([sys.executable, "-c", _CHECK], timeout=50, also=also)
+        assert result.returncode == 0, result.stderr
+        expected = visible_entries(Path("/root"), also)
+        assert expected is not None and clone.name in expected
+        assert json.loads(result.stdout)["root"] == expected
+    finally:
+        clone.rmdir()
 
 
 @pytest.mark.timeout(150)

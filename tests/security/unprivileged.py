@@ -42,9 +42,10 @@ def _traversable(path: Path) -> bool:
     return bool(path.stat().st_mode & stat.S_IXOTH)
 
 
-def needed_directories() -> list[Path]:
-    """The directories the interpreter reads: its installation, the venv, the checkout."""
-    candidates = {Path(sys.base_prefix), Path(sys.prefix), ROOT}
+def needed_directories(also: tuple[Path, ...] = ()) -> list[Path]:
+    """The directories the interpreter reads: its installation, the venv, the checkout
+    (and ``also``)."""
+    candidates = {Path(sys.base_prefix), Path(sys.prefix), ROOT, *also}
     candidates |= {Path(entry) for entry in site.getsitepackages() if Path(entry).is_dir()}
     resolved = {p.resolve() for p in candidates}
     return sorted(p for p in resolved if not any(q in p.parents for q in resolved))
@@ -111,13 +112,27 @@ def _unreadable(directory: Path) -> Path | None:
     return None
 
 
-def _script(stage: Path, argv: list[str], env: dict[str, str]) -> str:
+def visible_entries(directory: Path, also: tuple[Path, ...] = ()) -> list[str] | None:
+    """What ``nobody`` lists in ``directory``: when it covers it, the first component of
+    each needed directory below it, sorted; None when it leaves it closed (it cannot
+    enter it and needs nothing there)."""
+    needed = [d for d in needed_directories(also) if directory in d.parents]
+    if any(blocker(d) == directory for d in needed):
+        return sorted({d.relative_to(directory).parts[0] for d in needed})
+    if blocker(directory / "x") == directory:
+        return None
+    return sorted(os.listdir(directory))
+
+
+def _script(
+    stage: Path, argv: list[str], env: dict[str, str], also: tuple[Path, ...] = ()
+) -> str:
     """The shell program run as root in the new namespaces; it ends by exec'ing ``argv``."""
     account = pwd.getpwnam(USER)
     drop = _drop_command(account.pw_uid, account.pw_gid)
     assert drop is not None
     q = shlex.quote
-    binds = [str(d) for d in needed_directories() if blocker(d) is not None]
+    binds = [str(d) for d in needed_directories(also) if blocker(d) is not None]
     covers = sorted({str(blocker(Path(d))) for d in binds})
     staged = [f"{stage}/{i}" for i in range(len(binds))]
     lines = ["set -eu", f"mount -t tmpfs -o mode=0700,size=1m codeact-stage {q(str(stage))}"]
@@ -142,8 +157,9 @@ def _script(stage: Path, argv: list[str], env: dict[str, str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def run_as_nobody(argv: list[str], timeout: float) -> Result:
-    """Run ``argv`` as ``nobody`` (see the module docstring); kill it all after ``timeout``."""
+def run_as_nobody(argv: list[str], timeout: float, also: tuple[Path, ...] = ()) -> Result:
+    """Run ``argv`` as ``nobody`` (see the module docstring), with ``also`` bound like the
+    directories the interpreter needs; kill it all after ``timeout``."""
     parent = Path(tempfile.gettempdir())
     if blocker(parent / "x") is not None:
         raise RuntimeError(f"{parent} cannot be entered by others; set TMPDIR elsewhere")
@@ -155,9 +171,8 @@ def run_as_nobody(argv: list[str], timeout: float) -> Result:
         "LANG": "C.UTF-8",
         "PYTHONDONTWRITEBYTECODE": "1",
     }
-    launcher = [
-        "unshare", "--mount", "--propagation", "private", "sh", "-c", _script(stage, argv, env),
-    ]  # fmt: skip
+    script = _script(stage, argv, env, also)
+    launcher = ["unshare", "--mount", "--propagation", "private", "sh", "-c", script]
     proc = subprocess.Popen(
         launcher, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
     )

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchmarks.m3tooleval.domains import tools_for
-from benchmarks.m3tooleval.golden import GoldenError, golden_replies
-from benchmarks.m3tooleval.grader import is_correct
-from benchmarks.m3tooleval.tasks import Task, load_tasks
+from codeact.bench.m3tooleval.domains import tools_for
+from codeact.bench.m3tooleval.golden import GoldenError, golden_replies
+from codeact.bench.m3tooleval.grader import is_correct
+from codeact.bench.m3tooleval.tasks import Task, load_tasks
 from codeact.bench.suite import BenchTask, GoldenReply, Suite, ToolMap
 
 INSTRUCTIONS = (

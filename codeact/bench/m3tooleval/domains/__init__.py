@@ -3,7 +3,7 @@
 from collections.abc import Callable
 from typing import Any
 
-from benchmarks.m3tooleval.domains import (
+from codeact.bench.m3tooleval.domains import (
     dna_sequencer,
     message_decoder,
     trade_calculator,

@@ -10,8 +10,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from benchmarks.m3tooleval.calculator import calculator
-from benchmarks.m3tooleval.tasks import DATA_DIR
+from codeact.bench.m3tooleval.calculator import calculator
+from codeact.bench.m3tooleval.tasks import DATA_DIR
 
 PAGES_FILE = DATA_DIR / "web_pages.jsonl"
 LINES_PER_VIEW = 5

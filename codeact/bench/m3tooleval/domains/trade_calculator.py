@@ -3,7 +3,7 @@
 from collections.abc import Callable
 from typing import Any
 
-from benchmarks.m3tooleval.calculator import calculator
+from codeact.bench.m3tooleval.calculator import calculator
 
 Number = int | float
 

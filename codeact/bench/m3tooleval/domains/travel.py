@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from benchmarks.m3tooleval.tasks import DATA_DIR
+from codeact.bench.m3tooleval.tasks import DATA_DIR
 
 TRAVEL_FILE = DATA_DIR / "travel_data.json"
 
