@@ -29,7 +29,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-from codeact.digests import sign, signature_matches
+from codeact.digests import sign, signature_matches, state_digest
 from codeact.errors import RunEnded
 from codeact.events import (
     Decision,
@@ -92,18 +92,22 @@ class Checkpoint(BaseModel):
             )
 
 
-def prepare_script(agent: str, step: int, source: str) -> PreparedAction:
-    """A pending script of ``agent`` at ``step``."""
-    return PreparedAction(id=new_action_id(), kind="script", agent=agent, step=step, source=source)
+def prepare_script(agent: str, step: int, source: str, snapshot: bytes | None) -> PreparedAction:
+    """A pending script of ``agent`` at ``step``, to run on the session ``snapshot``."""
+    return PreparedAction(
+        id=new_action_id(), kind="script", agent=agent, step=step, source=source,
+        state=state_digest(snapshot),
+    )  # fmt: skip
 
 
 def prepare_tool_call(
-    agent: str, step: int, tool: str, arguments: dict[str, JsonValue]
+    agent: str, step: int, tool: str, arguments: dict[str, JsonValue], snapshot: bytes | None
 ) -> PreparedAction:
-    """A pending call of ``tool`` made by the script of ``agent`` at ``step``."""
+    """A pending call of ``tool`` made by the script of ``agent`` at ``step``; the
+    session, on resume, is rebuilt from ``snapshot``."""
     return PreparedAction(
         id=new_action_id(), kind="tool_call", agent=agent, step=step, tool=tool,
-        arguments=arguments,
+        arguments=arguments, state=state_digest(snapshot),
     )  # fmt: skip
 
 
@@ -150,6 +154,13 @@ def resume_plan(
         raise CheckpointRefused(
             f"the checkpoint's actions {', '.join(foreign)} belong to another agent than "
             f"{checkpoint.agent!r}, the one in charge"
+        )
+    state = state_digest(checkpoint.snapshot)
+    stale = [a.id for a in checkpoint.actions if a.state != state]
+    if stale:
+        raise CheckpointRefused(
+            f"the checkpoint's session snapshot is not the one its actions {', '.join(stale)} "
+            "were prepared on: the state they would run on was changed"
         )
     try:
         decisions = decisions_by_action(checkpoint.actions, submission.decisions, "the checkpoint")

@@ -2,8 +2,9 @@
 checkpoint under an application's key.
 
 An action's digest covers exactly what would run — its kind, the script's source or
-the tool's name and canonical arguments, the agent and the step — so a decision that
-names it approves that content and no other. Imports nothing from ``codeact``.
+the tool's name and canonical arguments, the agent, the step and the session state it
+runs on (the snapshot's digest) — so a decision that names it approves that content and
+no other. Imports nothing from ``codeact``.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 #: Domain separation: an action's digest is never another hash's input by accident.
 _ACTION = b"codeact.action.v1\n"
 _CHECKPOINT = b"codeact.checkpoint.v1\n"
+_STATE = b"codeact.state.v1\n"
 #: An application key shorter than this is refused (HMAC-SHA256 wants 32 bytes).
 MIN_KEY_BYTES = 16
 
@@ -35,13 +37,19 @@ def action_digest(
     source: str | None,
     tool: str | None,
     arguments: dict[str, Any] | None,
+    state: str | None,
 ) -> str:
     """The SHA-256 of an action's content, hex."""
     content = {
         "kind": kind, "agent": agent, "step": step, "source": source, "tool": tool,
-        "arguments": arguments,
+        "arguments": arguments, "state": state,
     }  # fmt: skip
     return hashlib.sha256(_ACTION + canonical_json(content)).hexdigest()
+
+
+def state_digest(snapshot: bytes | None) -> str | None:
+    """The SHA-256 of a session snapshot, hex; None for no snapshot."""
+    return None if snapshot is None else hashlib.sha256(_STATE + snapshot).hexdigest()
 
 
 def key_bytes(key: bytes | str) -> bytes:

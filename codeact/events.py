@@ -108,8 +108,9 @@ class PreparedAction(BaseModel):
     """One decision a person must take before the run continues.
 
     ``digest`` is computed from exactly what would run (kind, source or tool and
-    canonical arguments, agent, step), never read from input: a decision approves the
-    digest it names, so content changed after approval no longer matches.
+    canonical arguments, agent, step, and ``state``: the digest of the session snapshot
+    it runs on), never read from input: a decision approves the digest it names, so
+    content changed after approval no longer matches.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -121,6 +122,11 @@ class PreparedAction(BaseModel):
     source: str | None = Field(None, description="The script, for kind 'script'.")
     tool: str | None = Field(None, description="The tool's name, for kind 'tool_call'.")
     arguments: dict[str, JsonValue] | None = None
+    state: str | None = Field(
+        None,
+        description="SHA-256 of the session snapshot the action runs on (None: no snapshot); "
+        "a resume checks it against the checkpoint's snapshot.",
+    )
 
     @model_validator(mode="after")
     def _one_shape(self) -> PreparedAction:
@@ -136,7 +142,7 @@ class PreparedAction(BaseModel):
         """SHA-256 of the action's content (see the class docstring)."""
         return action_digest(
             kind=self.kind, agent=self.agent, step=self.step, source=self.source,
-            tool=self.tool, arguments=self.arguments,
+            tool=self.tool, arguments=self.arguments, state=self.state,
         )  # fmt: skip
 
 

@@ -164,7 +164,9 @@ class AgentLoop:
             return None
         if self.ctx.ended is not None:  # a later call of the same script: no new request
             return f"the run ended ({self.ctx.ended.code}): {self.ctx.ended.message}"
-        action = prepare_tool_call(agent.name, self.state.steps, name, arguments)
+        action = prepare_tool_call(
+            agent.name, self.state.steps, name, arguments, self.state.snapshot
+        )
         try:
             decision = (await self._ask(action))[action.id]
         except RunEnded as ended:
@@ -246,7 +248,7 @@ class AgentLoop:
 
     async def _script_approved(self, source: str) -> bool:
         await self.keep_state()
-        action = prepare_script(self.agent.name, self.state.steps, source)
+        action = prepare_script(self.agent.name, self.state.steps, source, self.state.snapshot)
         decision = (await self._ask(action))[action.id]
         if not decision.proceed:
             self._tell(

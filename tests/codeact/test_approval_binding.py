@@ -23,6 +23,7 @@ from codeact import (
     tool,
 )
 from codeact.approval import CheckpointRefused
+from codeact.digests import state_digest
 from codeact.models import ScriptedModel
 from sandbox import Sandbox
 from tests.codeact.loop_helpers import arun, py
@@ -142,6 +143,54 @@ def test_a_planted_tool_call_is_never_executed() -> None:
     # An action no decision answers is refused: the model hears so, nothing runs.
     assert _resume(_edited(checkpoint, beside), approval).value == "resumed"
     assert marks == ["APPROVED"]
+
+
+def _paused_on_second_script(agent: Agent) -> Checkpoint:
+    """Approve the first script live, export the checkpoint at the second approval."""
+
+    async def main() -> Checkpoint:
+        stream = agent.stream("do it")
+        seen = 0
+        async for event in stream:
+            if isinstance(event, InteractionRequired):
+                seen += 1
+                if seen == 2:
+                    checkpoint = stream.checkpoint()
+                    await stream.aclose()
+                    return checkpoint
+                stream.submit(_approve_live(event))
+        raise AssertionError("no second interaction")
+
+    return arun(main())
+
+
+@pytest.mark.timeout(60)
+def test_a_snapshot_edited_under_an_approved_script_is_refused() -> None:
+    # The approved source is unchanged, but what it does depends on the session it runs
+    # on: the approval covers the snapshot too.
+    agent = _agent(py("recipient = 'alice'"), py("mark(recipient)"))
+    checkpoint = _paused_on_second_script(agent)
+    assert checkpoint.snapshot is not None and b"alice" in checkpoint.snapshot
+    assert checkpoint.actions[0].state is not None
+    approval = _approve_all(checkpoint)
+    assert _resume(checkpoint, approval).value == "resumed"
+    assert marks == ["alice"]
+    marks.clear()
+
+    def redirect(stored: dict[str, Any]) -> None:
+        stored["snapshot"] = stored["snapshot"].replace("alice", "mallory")
+
+    with pytest.raises(CheckpointRefused, match="state they would run on was changed"):
+        _resume(_edited(checkpoint, redirect), approval)
+
+    def redirect_and_restamp(stored: dict[str, Any]) -> None:
+        redirect(stored)
+        forged = Checkpoint.model_validate_json(json.dumps(stored))
+        stored["actions"][0]["state"] = state_digest(forged.snapshot)
+
+    with pytest.raises(CheckpointRefused, match="what was approved is not what would run"):
+        _resume(_edited(checkpoint, redirect_and_restamp), approval)
+    assert marks == []
 
 
 @pytest.mark.timeout(60)
