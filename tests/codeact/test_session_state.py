@@ -60,7 +60,7 @@ def test_a_tool_approval_checkpoint_keeps_the_steps_before() -> None:
     second = Agent(
         "mailer", ScriptedModel([py("final_result([greet(who[1]), len(who)])")]), tools=[gated]
     )
-    decision = Decision(action_id=checkpoint.actions[0].id, proceed=True)
+    decision = Decision.approve(checkpoint.actions[0])
     stream = second.resume(
         checkpoint, SubmitInteraction(batch_id=checkpoint.batch_id, decisions=[decision])
     )
