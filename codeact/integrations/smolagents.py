@@ -137,6 +137,13 @@ class CodeactExecutor(PythonExecutor):
             self._sandbox.close()
             self._sandbox = None
 
+    def __del__(self) -> None:
+        # An executor dropped without cleanup() gives its worker back.
+        try:
+            self._close_session()
+        except Exception:
+            pass
+
     # -- the session -----------------------------------------------------------------
     def _ensure_session(self) -> Session:
         if self._session is not None:
@@ -229,7 +236,7 @@ def _error_text(execution: Execution) -> str:
     if _JSON_REFUSAL.match(message):
         message = message.replace("final_result(...)", "final_answer(...)", 1)
     # A traceback quotes the last line as the model wrote it.
-    return message.replace(f"    {OUTPUT_NAME} = ", "    ")
+    return message.replace(f"{OUTPUT_NAME} = ", "")
 
 
 def _capture_last_value(code: str) -> tuple[str, str | None]:
