@@ -208,7 +208,9 @@ class AgentLoop:
         history = resolve_history(state.messages)
         if agent.history_processor is not None:
             history = agent.history_processor(history)
-        with telemetry.chat_span(agent.model, agent.max_tokens, agent.temperature) as span:
+        with telemetry.chat_span(
+            agent.model, agent.max_tokens, agent.temperature, history
+        ) as span:
             try:
                 reply = await agent.model.complete(
                     history,
@@ -251,7 +253,7 @@ class AgentLoop:
         """Run one script and act on its output: the final value, or CONTINUE."""
         try:
             session = await self._open_session()
-            with telemetry.script_span(self.agent.policy) as span:
+            with telemetry.script_span(self.agent.policy, source) as span:
                 self._script_span = span
                 try:
                     execution = await session.run(source)
