@@ -39,6 +39,7 @@ from sandbox.probe import (
 from sandbox.probe.diff import diff_policies
 from sandbox.probe.progress import DisplayKind, ProbeProgress
 from sandbox.probe.report_html import render_probe_report
+from sandbox.probe.report_info import probe_info
 
 EXIT_OK, EXIT_ESCAPED, EXIT_USAGE, EXIT_SANDBOX = 0, 1, 2, 3
 #: ``diff --exit-code``: the policies differ.
@@ -258,8 +259,10 @@ def run_probe(args: argparse.Namespace) -> int:
         print(render_comparison(runs))
     if args.html:
         title = f"suite {args.suite} under policy {args.policy}"
+        labelled = {f"layers on: {layers or 'none'}": p for layers, p in policies.items()}
+        page = render_probe_report(probe_info(title, labelled), runs)
         try:
-            Path(args.html).write_text(render_probe_report(title, runs), encoding="utf-8")
+            Path(args.html).write_text(page, encoding="utf-8")
         except OSError as exc:
             return _fail("probe", f"cannot write {args.html}: {exc.strerror or exc}")
     escaped = any(r.outcome == "escaped" for results in runs.values() for r in results)
