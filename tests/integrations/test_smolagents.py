@@ -162,3 +162,20 @@ def test_code_agent_keeps_variables_between_runs(sandbox: Sandbox) -> None:
 def test_code_agent_refuses_another_executor() -> None:
     with pytest.raises(TypeError, match="own executor"):
         CodeactCodeAgent([], ScriptedCodeModel([]), executor_type="docker")
+
+
+def test_a_managed_agent_is_called_from_the_script(sandbox: Sandbox) -> None:
+    helper_model = ScriptedCodeModel(["<code>\nfinal_answer('Oslo has 42 parks')\n</code>"])
+    helper = CodeactCodeAgent(
+        [], helper_model, sandbox=sandbox, name="helper", description="Looks things up."
+    )
+    manager_model = ScriptedCodeModel(
+        ["<code>\nreport = helper(task='How many parks in Oslo?')\nfinal_answer(report)\n</code>"]
+    )
+    with (
+        helper,
+        CodeactCodeAgent([], manager_model, sandbox=sandbox, managed_agents=[helper]) as manager,
+    ):
+        answer = manager.run("Ask the helper.")
+    assert "Oslo has 42 parks" in str(answer)
+    assert "How many parks in Oslo?" in helper_model.prompts[0]

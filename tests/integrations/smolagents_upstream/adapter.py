@@ -10,7 +10,9 @@ these in their place for every test, so the suite runs unchanged against the san
 - the state's variables with a JSON form are sent in; after the run, the variables the
   code bound (those with a JSON form) are read back into the state, and
   ``_print_outputs`` holds what it printed;
-- ``authorized_imports`` extend the ``default`` policy, one started sandbox per policy.
+- ``authorized_imports`` extend the ``default`` policy, one started sandbox per policy,
+  with a CPU limit of one second (``test_while``'s endless loop ends there, not after
+  the default five).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ _EXECUTORS: list[CodeactExecutor] = []
 
 def sandbox_for(authorized_imports: list[str]) -> Sandbox:
     """A started sandbox whose policy allows ``authorized_imports`` (kept for reuse)."""
-    base = SandboxPolicy.preset("default")
+    base = SandboxPolicy.preset("default").with_limits(cpu_soft_s=1.0, cpu_hard_s=2.0)
     extra = sorted({n for n in authorized_imports if n not in base.modules})
     key = ",".join(extra)
     if key not in _SANDBOXES:
