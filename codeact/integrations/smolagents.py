@@ -65,6 +65,12 @@ class CodeactExecutor(PythonExecutor):
         self.additional_authorized_imports = list(additional_authorized_imports)
         if sandbox is not None:
             self.policy = sandbox.policy
+            refused = [n for n in self.additional_authorized_imports if not _allows(self.policy, n)]
+            if refused:
+                raise ValueError(
+                    f"the sandbox's policy does not allow importing {', '.join(refused)}: pass "
+                    "policy= instead of sandbox=, or a sandbox whose policy allows them"
+                )
         else:
             base = (
                 policy
@@ -214,6 +220,14 @@ class CodeactCodeAgent(CodeAgent):
             policy=self._codeact_policy,
             sandbox=self._codeact_sandbox,
         )
+
+
+def _allows(policy: SandboxPolicy, name: str) -> bool:
+    """Whether scripts under ``policy`` may import ``name`` (a module or ``pkg.*``)."""
+    allowed = {*policy.modules, *policy.extra_modules}
+    if name in allowed or "*" in allowed:
+        return True
+    return any(p.endswith(".*") and name.startswith(p[:-1]) for p in allowed)
 
 
 def _host_call(tool: Callable[..., Any]) -> Callable[..., Any]:

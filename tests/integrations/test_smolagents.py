@@ -117,6 +117,12 @@ def test_authorized_imports_extend_the_policy() -> None:
     assert ex._sandbox is None  # cleanup() stopped the sandbox it started
 
 
+def test_a_shared_sandbox_must_allow_the_imports(sandbox: Sandbox) -> None:
+    with pytest.raises(ValueError, match="does not allow importing numpy"):
+        CodeactExecutor(["numpy"], sandbox=sandbox)
+    CodeactExecutor(["math", "json"], sandbox=sandbox).cleanup()  # the default allows these
+
+
 class ScriptedCodeModel(Model):
     """smolagents' way of testing an agent: a Model whose replies are fixed."""
 
