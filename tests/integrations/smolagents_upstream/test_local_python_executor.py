@@ -277,9 +277,7 @@ test_func(**None)
         result, _ = evaluate_python_code(code, {}, state=state)
         # evaluate returns the value of the last assignment.
         assert result == "This is x: 3."
-        self.assertDictEqualNoPrint(
-            state, {"x": 3, "text": "This is x: 3.", "_operations_count": {"counter": 6}}
-        )
+        self.assertDictEqualNoPrint(state, {"x": 3, "text": "This is x: 3.", "_operations_count": {"counter": 6}})
 
     def test_evaluate_f_string_with_format(self):
         code = "text = f'This is x: {x:.2f}.'"
@@ -325,9 +323,7 @@ test_func(**None)
         state = {"x": 3}
         result, _ = evaluate_python_code(code, {"add_two": add_two}, state=state)
         assert result == [3, 5]
-        self.assertDictEqualNoPrint(
-            state, {"x": 3, "test_list": [3, 5], "_operations_count": {"counter": 5}}
-        )
+        self.assertDictEqualNoPrint(state, {"x": 3, "test_list": [3, 5], "_operations_count": {"counter": 5}})
 
     def test_evaluate_name(self):
         code = "y = x"
@@ -341,9 +337,7 @@ test_func(**None)
         state = {"x": 3}
         result, _ = evaluate_python_code(code, {"add_two": add_two}, state=state)
         assert result == 5
-        self.assertDictEqualNoPrint(
-            state, {"x": 3, "test_list": [3, 5], "_operations_count": {"counter": 9}}
-        )
+        self.assertDictEqualNoPrint(state, {"x": 3, "test_list": [3, 5], "_operations_count": {"counter": 9}})
 
         code = "test_dict = {'x': x, 'y': add_two(x)}\ntest_dict['y']"
         state = {"x": 3}
@@ -522,9 +516,7 @@ print(check_digits)
         assert result == {0: 0, 1: 1, 2: 4}
 
         code = "{num: name for num, name in {101: 'a', 102: 'b'}.items() if name not in ['a']}"
-        result, _ = evaluate_python_code(
-            code, {"print": print}, state={}, authorized_imports=["pandas"]
-        )
+        result, _ = evaluate_python_code(code, {"print": print}, state={}, authorized_imports=["pandas"])
         assert result == {102: "b"}
 
         code = """
@@ -543,12 +535,7 @@ simple_map = {
 }
 """
         result, _ = evaluate_python_code(code, {}, state={})
-        assert result == {
-            (1, "a"): "key_1_a",
-            (1, "b"): "key_1_b",
-            (2, "a"): "key_2_a",
-            (2, "b"): "key_2_b",
-        }
+        assert result == {(1, "a"): "key_1_a", (1, "b"): "key_1_b", (2, "a"): "key_2_a", (2, "b"): "key_2_b"}
 
     def test_listcomp(self):
         code = "x = [i for i in range(3)]"
@@ -567,9 +554,7 @@ simple_list = [
         assert result == [(1, "a"), (1, "b"), (2, "a"), (2, "b"), (1, "a"), (1, "b")]
 
     def test_setcomp(self):
-        code = (
-            "batman_times = {entry['time'] for entry in [{'time': 10}, {'time': 19}, {'time': 20}]}"
-        )
+        code = "batman_times = {entry['time'] for entry in [{'time': 10}, {'time': 19}, {'time': 20}]}"
         result, _ = evaluate_python_code(code, {}, state={})
         assert result == {10, 19, 20}
 
@@ -614,9 +599,7 @@ simple_set = {
         )
 
         state = {}
-        result, _ = evaluate_python_code(
-            code, {"int": int, "iter": iter, "next": next, "range": range}, state=state
-        )
+        result, _ = evaluate_python_code(code, {"int": int, "iter": iter, "next": next, "range": range}, state=state)
 
         # Verify we got the expected values
         assert result == [0, 2, 4]
@@ -670,9 +653,7 @@ simple_set = {
         # test infinite loop
         code = "i = 0\nwhile i < 3:\n    i -= 1\ni"
         with patch("smolagents.local_python_executor.MAX_WHILE_ITERATIONS", 100):
-            with pytest.raises(
-                InterpreterError, match=".*Maximum number of 100 iterations in While loop exceeded"
-            ):
+            with pytest.raises(InterpreterError, match=".*Maximum number of 100 iterations in While loop exceeded"):
                 evaluate_python_code(code, BASE_PYTHON_TOOLS, state={})
 
         # test lazy evaluation
@@ -699,9 +680,7 @@ else:
     best_city = "Manhattan"
     best_city
     """
-        result, _ = evaluate_python_code(
-            code, BASE_PYTHON_TOOLS, state={"a": 1, "b": 2, "c": 3, "d": 4, "e": 5}
-        )
+        result, _ = evaluate_python_code(code, BASE_PYTHON_TOOLS, state={"a": 1, "b": 2, "c": 3, "d": 4, "e": 5})
         assert result == "Brooklyn"
 
         code = """if d > e and a < b:
@@ -712,9 +691,7 @@ else:
     best_city = "Manhattan"
     best_city
     """
-        result, _ = evaluate_python_code(
-            code, BASE_PYTHON_TOOLS, state={"a": 1, "b": 2, "c": 3, "d": 4, "e": 5}
-        )
+        result, _ = evaluate_python_code(code, BASE_PYTHON_TOOLS, state={"a": 1, "b": 2, "c": 3, "d": 4, "e": 5})
         assert result == "Sacramento"
 
         # Short-circuit evaluation:
@@ -725,16 +702,12 @@ else:
 
         # (None or "") or "Found" => "" or "Found" => "Found"
         code = "result = (a or c) or b\nresult"
-        result, _ = evaluate_python_code(
-            code, BASE_PYTHON_TOOLS, state={"a": None, "b": "Found", "c": ""}
-        )
+        result, _ = evaluate_python_code(code, BASE_PYTHON_TOOLS, state={"a": None, "b": "Found", "c": ""})
         assert result == "Found"
 
         # ("First" and "") or "Third" => "" or "Third" -> "Third"
         code = "result = (a and b) or c\nresult"
-        result, _ = evaluate_python_code(
-            code, BASE_PYTHON_TOOLS, state={"a": "First", "b": "", "c": "Third"}
-        )
+        result, _ = evaluate_python_code(code, BASE_PYTHON_TOOLS, state={"a": "First", "b": "", "c": "Third"})
         assert result == "Third"
 
     def test_if_conditions(self):
@@ -784,14 +757,10 @@ if char.isalpha():
 
         # Test submodules are handled properly, thus not raising error
         code = "import numpy.random as rd\nrng = rd.default_rng(12345)\nrng.random()"
-        result, _ = evaluate_python_code(
-            code, BASE_PYTHON_TOOLS, state={}, authorized_imports=["numpy.random"]
-        )
+        result, _ = evaluate_python_code(code, BASE_PYTHON_TOOLS, state={}, authorized_imports=["numpy.random"])
 
         code = "from numpy.random import default_rng as d_rng\nrng = d_rng(12345)\nrng.random()"
-        result, _ = evaluate_python_code(
-            code, BASE_PYTHON_TOOLS, state={}, authorized_imports=["numpy.random"]
-        )
+        result, _ = evaluate_python_code(code, BASE_PYTHON_TOOLS, state={}, authorized_imports=["numpy.random"])
 
     def test_additional_imports(self):
         code = "import numpy as np"
@@ -799,15 +768,11 @@ if char.isalpha():
 
         # Test that allowing 'numpy.*' allows numpy root package and its submodules
         code = "import numpy as np\nnp.random.default_rng(123)\nnp.array([1, 2])"
-        result, _ = evaluate_python_code(
-            code, BASE_PYTHON_TOOLS, state={}, authorized_imports=["numpy.*"]
-        )
+        result, _ = evaluate_python_code(code, BASE_PYTHON_TOOLS, state={}, authorized_imports=["numpy.*"])
 
         # Test that allowing 'numpy.*' allows importing a submodule
         code = "import numpy.random as rd\nrd.default_rng(12345)"
-        result, _ = evaluate_python_code(
-            code, BASE_PYTHON_TOOLS, state={}, authorized_imports=["numpy.*"]
-        )
+        result, _ = evaluate_python_code(code, BASE_PYTHON_TOOLS, state={}, authorized_imports=["numpy.*"])
 
         code = "import numpy.random as rd"
         evaluate_python_code(code, authorized_imports=["numpy.random"], state={})
@@ -990,9 +955,7 @@ except ValueError as e:
     def test_types_as_objects(self):
         code = "type_a = float(2); type_b = str; type_c = int"
         state = {}
-        result, is_final_answer = evaluate_python_code(
-            code, {"float": float, "str": str, "int": int}, state=state
-        )
+        result, is_final_answer = evaluate_python_code(code, {"float": float, "str": str, "int": int}, state=state)
         # Type objects are not wrapped by safer_func
         assert not hasattr(result, "__wrapped__")
         assert result is int
@@ -1317,9 +1280,7 @@ out = [i for sublist in all_res for i in sublist]
 out[:10]
 """
         state = {}
-        result, is_final_answer = evaluate_python_code(
-            code, {"print": print, "range": range}, state=state
-        )
+        result, is_final_answer = evaluate_python_code(code, {"print": print, "range": range}, state=state)
         assert result == [0, 0, 1, 0, 1, 2, 0, 1, 2, 3]
 
     def test_pandas(self):
@@ -1345,9 +1306,7 @@ df = pd.DataFrame.from_dict({"AtomicNumber": [111, 104, 105], "ok": [0, 1, 2]})
 # Filter the DataFrame to get only the rows with outdated atomic numbers
 filtered_df = df.loc[df['AtomicNumber'].isin([104])]
 """
-        result, _ = evaluate_python_code(
-            code, {"print": print}, state={}, authorized_imports=["pandas"]
-        )
+        result, _ = evaluate_python_code(code, {"print": print}, state={}, authorized_imports=["pandas"])
         assert np.array_equal(result.values[0], [104, 1])
 
         # Test groupby
@@ -1394,9 +1353,7 @@ coords_barcelona = (41.3869, 2.1660)
 
 distance_geneva_barcelona = haversine(*coords_geneva, *coords_barcelona)
 """
-        result, _ = evaluate_python_code(
-            code, {"print": print, "map": map}, state={}, authorized_imports=["math"]
-        )
+        result, _ = evaluate_python_code(code, {"print": print, "map": map}, state={}, authorized_imports=["math"])
         assert round(result, 1) == 622395.4
 
     def test_for(self):
@@ -1425,9 +1382,7 @@ shift_intervals
         code = 'capitals = {"Czech Republic": "Prague", "Monaco": "Monaco", "Bhutan": "Thimphu"};capitals["Butan"]'
         with pytest.raises(Exception) as e:
             evaluate_python_code(code)
-        assert "Maybe you meant one of these indexes instead" in str(e) and "['Bhutan']" in str(
-            e
-        ).replace("\\", "")
+        assert "Maybe you meant one of these indexes instead" in str(e) and "['Bhutan']" in str(e).replace("\\", "")
 
     def test_dangerous_builtins_calls_are_blocked(self):
         unsafe_code = "import os"
@@ -1445,9 +1400,7 @@ exec(compile('{unsafe_code}', 'no filename', 'exec'))
 
     def test_final_answer_accepts_kwarg_answer(self):
         code = "final_answer(answer=2)"
-        result, _ = evaluate_python_code(
-            code, {"final_answer": (lambda answer: 2 * answer)}, state={}
-        )
+        result, _ = evaluate_python_code(code, {"final_answer": (lambda answer: 2 * answer)}, state={})
         assert result == 4
 
     def test_final_answer_not_caught_by_except_exception(self):
@@ -1462,9 +1415,7 @@ exec(compile('{unsafe_code}', 'no filename', 'exec'))
             except Exception as e:
                 final_answer(2)
         """)
-        result, is_final_answer = evaluate_python_code(
-            code, {"final_answer": (lambda answer: answer)}, state={}
-        )
+        result, is_final_answer = evaluate_python_code(code, {"final_answer": (lambda answer: answer)}, state={})
         # The result should be 1 (from the first final_answer call),
         # not 2 (which would happen if FinalAnswerException was caught)
         assert result == 1
@@ -1476,8 +1427,7 @@ exec(compile('{unsafe_code}', 'no filename', 'exec'))
             exec(compile("1 + 1", "no filename", "exec"))
         """)
         evaluate_python_code(
-            dangerous_code,
-            static_tools={"compile": compile, "eval": eval, "exec": exec} | BASE_PYTHON_TOOLS,
+            dangerous_code, static_tools={"compile": compile, "eval": eval, "exec": exec} | BASE_PYTHON_TOOLS
         )
 
     def test_can_import_os_if_explicitly_authorized(self):
@@ -1634,9 +1584,7 @@ exec(compile('{unsafe_code}', 'no filename', 'exec'))
         """)
 
         state = {}
-        result, _ = evaluate_python_code(
-            code, BASE_PYTHON_TOOLS, state=state, authorized_imports=["enum"]
-        )
+        result, _ = evaluate_python_code(code, BASE_PYTHON_TOOLS, state=state, authorized_imports=["enum"])
 
         assert state["status_value"] == "Success"
         assert state["status_name"] == "SUCCESS"
@@ -1940,82 +1888,40 @@ class TestEvaluateCondition:
     @pytest.mark.parametrize(
         "condition, state, expected_result",
         [
+            ("a == b", {"a": pd.Series([1, 2, 3]), "b": pd.Series([2, 2, 2])}, pd.Series([False, True, False])),
+            ("a != b", {"a": pd.Series([1, 2, 3]), "b": pd.Series([2, 2, 2])}, pd.Series([True, False, True])),
+            ("a < b", {"a": pd.Series([1, 2, 3]), "b": pd.Series([2, 2, 2])}, pd.Series([True, False, False])),
+            ("a <= b", {"a": pd.Series([1, 2, 3]), "b": pd.Series([2, 2, 2])}, pd.Series([True, True, False])),
+            ("a > b", {"a": pd.Series([1, 2, 3]), "b": pd.Series([2, 2, 2])}, pd.Series([False, False, True])),
+            ("a >= b", {"a": pd.Series([1, 2, 3]), "b": pd.Series([2, 2, 2])}, pd.Series([False, True, True])),
             (
                 "a == b",
-                {"a": pd.Series([1, 2, 3]), "b": pd.Series([2, 2, 2])},
-                pd.Series([False, True, False]),
-            ),
-            (
-                "a != b",
-                {"a": pd.Series([1, 2, 3]), "b": pd.Series([2, 2, 2])},
-                pd.Series([True, False, True]),
-            ),
-            (
-                "a < b",
-                {"a": pd.Series([1, 2, 3]), "b": pd.Series([2, 2, 2])},
-                pd.Series([True, False, False]),
-            ),
-            (
-                "a <= b",
-                {"a": pd.Series([1, 2, 3]), "b": pd.Series([2, 2, 2])},
-                pd.Series([True, True, False]),
-            ),
-            (
-                "a > b",
-                {"a": pd.Series([1, 2, 3]), "b": pd.Series([2, 2, 2])},
-                pd.Series([False, False, True]),
-            ),
-            (
-                "a >= b",
-                {"a": pd.Series([1, 2, 3]), "b": pd.Series([2, 2, 2])},
-                pd.Series([False, True, True]),
-            ),
-            (
-                "a == b",
-                {
-                    "a": pd.DataFrame({"x": [1, 2], "y": [3, 4]}),
-                    "b": pd.DataFrame({"x": [1, 2], "y": [3, 5]}),
-                },
+                {"a": pd.DataFrame({"x": [1, 2], "y": [3, 4]}), "b": pd.DataFrame({"x": [1, 2], "y": [3, 5]})},
                 pd.DataFrame({"x": [True, True], "y": [True, False]}),
             ),
             (
                 "a != b",
-                {
-                    "a": pd.DataFrame({"x": [1, 2], "y": [3, 4]}),
-                    "b": pd.DataFrame({"x": [1, 2], "y": [3, 5]}),
-                },
+                {"a": pd.DataFrame({"x": [1, 2], "y": [3, 4]}), "b": pd.DataFrame({"x": [1, 2], "y": [3, 5]})},
                 pd.DataFrame({"x": [False, False], "y": [False, True]}),
             ),
             (
                 "a < b",
-                {
-                    "a": pd.DataFrame({"x": [1, 2], "y": [3, 4]}),
-                    "b": pd.DataFrame({"x": [2, 2], "y": [2, 2]}),
-                },
+                {"a": pd.DataFrame({"x": [1, 2], "y": [3, 4]}), "b": pd.DataFrame({"x": [2, 2], "y": [2, 2]})},
                 pd.DataFrame({"x": [True, False], "y": [False, False]}),
             ),
             (
                 "a <= b",
-                {
-                    "a": pd.DataFrame({"x": [1, 2], "y": [3, 4]}),
-                    "b": pd.DataFrame({"x": [2, 2], "y": [2, 2]}),
-                },
+                {"a": pd.DataFrame({"x": [1, 2], "y": [3, 4]}), "b": pd.DataFrame({"x": [2, 2], "y": [2, 2]})},
                 pd.DataFrame({"x": [True, True], "y": [False, False]}),
             ),
             (
                 "a > b",
-                {
-                    "a": pd.DataFrame({"x": [1, 2], "y": [3, 4]}),
-                    "b": pd.DataFrame({"x": [2, 2], "y": [2, 2]}),
-                },
+                {"a": pd.DataFrame({"x": [1, 2], "y": [3, 4]}), "b": pd.DataFrame({"x": [2, 2], "y": [2, 2]})},
                 pd.DataFrame({"x": [False, False], "y": [True, True]}),
             ),
             (
                 "a >= b",
-                {
-                    "a": pd.DataFrame({"x": [1, 2], "y": [3, 4]}),
-                    "b": pd.DataFrame({"x": [2, 2], "y": [2, 2]}),
-                },
+                {"a": pd.DataFrame({"x": [1, 2], "y": [3, 4]}), "b": pd.DataFrame({"x": [2, 2], "y": [2, 2]})},
                 pd.DataFrame({"x": [False, True], "y": [True, True]}),
             ),
         ],
@@ -2289,9 +2195,7 @@ class TestTimeout:
             time.sleep(2)
             return "should not complete"
 
-        with pytest.raises(
-            ExecutionTimeoutError, match="Code execution exceeded the maximum execution time"
-        ):
+        with pytest.raises(ExecutionTimeoutError, match="Code execution exceeded the maximum execution time"):
             long_task()
 
     def test_evaluate_python_code_with_timeout_completes(self):
@@ -2308,9 +2212,7 @@ import time
 time.sleep(3)
 result = "should not complete"
 """
-        with pytest.raises(
-            ExecutionTimeoutError, match="Code execution exceeded the maximum execution time"
-        ):
+        with pytest.raises(ExecutionTimeoutError, match="Code execution exceeded the maximum execution time"):
             evaluate_python_code(code, authorized_imports=["time"], timeout_seconds=2)
 
     def test_timeout_works_in_thread(self):
@@ -2336,9 +2238,7 @@ import time
 time.sleep(3)
 """
                 try:
-                    evaluate_python_code(
-                        timeout_code, authorized_imports=["time"], timeout_seconds=2
-                    )
+                    evaluate_python_code(timeout_code, authorized_imports=["time"], timeout_seconds=2)
                     result["error"] = "Code should have timed out but didn't"
                 except ExecutionTimeoutError:
                     result["success"] = True
@@ -2360,9 +2260,7 @@ time.sleep(3)
 import time
 time.sleep(2)
 """
-        with pytest.raises(
-            ExecutionTimeoutError, match="Code execution exceeded the maximum execution time of 1"
-        ):
+        with pytest.raises(ExecutionTimeoutError, match="Code execution exceeded the maximum execution time of 1"):
             evaluate_python_code(code, authorized_imports=["time"], timeout_seconds=1)
 
     def test_longer_timeout_value(self):
@@ -2373,9 +2271,7 @@ import time
 time.sleep(2)
 result = "completed"
 """
-        result, is_final = evaluate_python_code(
-            code, authorized_imports=["time"], timeout_seconds=5
-        )
+        result, is_final = evaluate_python_code(code, authorized_imports=["time"], timeout_seconds=5)
         assert result == "completed"
 
     def test_disabled_timeout(self):
@@ -2387,9 +2283,7 @@ import time
 time.sleep(0.5)
 result = "completed without timeout"
 """
-        result, is_final = evaluate_python_code(
-            code, authorized_imports=["time"], timeout_seconds=None
-        )
+        result, is_final = evaluate_python_code(code, authorized_imports=["time"], timeout_seconds=None)
         assert result == "completed without timeout"
 
     def test_local_executor_custom_timeout(self):
@@ -2402,9 +2296,7 @@ result = "completed without timeout"
 import time
 time.sleep(2)
 """
-        with pytest.raises(
-            ExecutionTimeoutError, match="Code execution exceeded the maximum execution time of 1"
-        ):
+        with pytest.raises(ExecutionTimeoutError, match="Code execution exceeded the maximum execution time of 1"):
             executor(code)
 
     def test_local_executor_disabled_timeout(self):
@@ -2455,9 +2347,7 @@ class TestLocalPythonExecutor:
             (["i_do_not_exist.*"], True),  # Non-existent module with wildcard
         ],
     )
-    def test_additional_authorized_imports_are_installed(
-        self, additional_authorized_imports, should_raise
-    ):
+    def test_additional_authorized_imports_are_installed(self, additional_authorized_imports, should_raise):
         expectation = (
             pytest.raises(InterpreterError, match="Non-installed authorized modules")
             if should_raise
@@ -2538,11 +2428,7 @@ class TestLocalPythonExecutor:
 
     @pytest.mark.parametrize(
         "code, expected_result",
-        [
-            ("isinstance(5, int)", True),
-            ("isinstance('foo', str)", True),
-            ("isinstance(5, str)", False),
-        ],
+        [("isinstance(5, int)", True), ("isinstance('foo', str)", True), ("isinstance(5, str)", False)],
     )
     def test_isinstance_builtin_type(self, code, expected_result):
         executor = LocalPythonExecutor([])
@@ -2582,9 +2468,7 @@ class TestLocalPythonExecutorSecurity:
         "additional_authorized_imports, expected_error",
         [([], InterpreterError("Import of builtins is not allowed")), (["builtins"], None)],
     )
-    def test_vulnerability_builtins_safe_functions(
-        self, additional_authorized_imports, expected_error
-    ):
+    def test_vulnerability_builtins_safe_functions(self, additional_authorized_imports, expected_error):
         executor = LocalPythonExecutor(additional_authorized_imports)
         with (
             pytest.raises(type(expected_error), match=f".*{expected_error}")
@@ -2624,9 +2508,7 @@ class TestLocalPythonExecutorSecurity:
             (["os"], ["popen"], None),
         ],
     )
-    def test_vulnerability_dangerous_functions(
-        self, additional_authorized_imports, additional_tools, expected_error
-    ):
+    def test_vulnerability_dangerous_functions(self, additional_authorized_imports, additional_tools, expected_error):
         executor = LocalPythonExecutor(additional_authorized_imports)
         if additional_tools:
             from os import popen
@@ -2696,10 +2578,7 @@ class TestLocalPythonExecutorSecurity:
 
     @pytest.mark.parametrize(
         "additional_authorized_imports, expected_error",
-        [
-            (["importlib"], InterpreterError("Forbidden access to module: os")),
-            (["importlib", "os"], None),
-        ],
+        [(["importlib"], InterpreterError("Forbidden access to module: os")), (["importlib", "os"], None)],
     )
     def test_vulnerability_via_importlib(self, additional_authorized_imports, expected_error):
         executor = LocalPythonExecutor(additional_authorized_imports)
@@ -2731,11 +2610,7 @@ class TestLocalPythonExecutorSecurity:
                 ["threading"],
                 InterpreterError("Forbidden access to module: os"),
             ),
-            (
-                "import random; random._os.system(':')",
-                [],
-                InterpreterError("Forbidden access to module: os"),
-            ),
+            ("import random; random._os.system(':')", [], InterpreterError("Forbidden access to module: os")),
             (
                 "import random; random.__dict__['_os'].system(':')",
                 [],
@@ -2778,18 +2653,12 @@ class TestLocalPythonExecutorSecurity:
                 ["threading"],
                 InterpreterError("Forbidden access to module: sys"),
             ),
-            (
-                "import warnings; warnings.sys",
-                ["warnings"],
-                InterpreterError("Forbidden access to module: sys"),
-            ),
+            ("import warnings; warnings.sys", ["warnings"], InterpreterError("Forbidden access to module: sys")),
             # Allowed
             ("import pandas; pandas.io", ["pandas", "pandas.io"], None),
         ],
     )
-    def test_vulnerability_via_submodules(
-        self, code, additional_authorized_imports, expected_error
-    ):
+    def test_vulnerability_via_submodules(self, code, additional_authorized_imports, expected_error):
         executor = LocalPythonExecutor(additional_authorized_imports)
         with (
             pytest.raises(type(expected_error), match=f".*{expected_error}")
@@ -2857,17 +2726,11 @@ class TestLocalPythonExecutorSecurity:
                 [],
                 InterpreterError("Forbidden access to function: __import__"),
             ),
-            (
-                ["sys", "builtins"],
-                ["__import__"],
-                InterpreterError("Forbidden access to module: os"),
-            ),
+            (["sys", "builtins"], ["__import__"], InterpreterError("Forbidden access to module: os")),
             (["sys", "builtins", "os"], ["__import__"], None),
         ],
     )
-    def test_vulnerability_builtins_via_sys(
-        self, additional_authorized_imports, additional_tools, expected_error
-    ):
+    def test_vulnerability_builtins_via_sys(self, additional_authorized_imports, additional_tools, expected_error):
         executor = LocalPythonExecutor(additional_authorized_imports)
         if additional_tools:
             from builtins import __import__
@@ -2890,9 +2753,7 @@ class TestLocalPythonExecutorSecurity:
                 )
             )
 
-    @pytest.mark.parametrize(
-        "patch_builtin_import_module", [False, True]
-    )  # builtins_import.__module__ = None
+    @pytest.mark.parametrize("patch_builtin_import_module", [False, True])  # builtins_import.__module__ = None
     @pytest.mark.parametrize(
         "additional_authorized_imports, additional_tools, expected_error",
         [
@@ -2905,17 +2766,10 @@ class TestLocalPythonExecutorSecurity:
         ],
     )
     def test_vulnerability_builtins_via_traceback(
-        self,
-        patch_builtin_import_module,
-        additional_authorized_imports,
-        additional_tools,
-        expected_error,
-        monkeypatch,
+        self, patch_builtin_import_module, additional_authorized_imports, additional_tools, expected_error, monkeypatch
     ):
         if patch_builtin_import_module:
-            monkeypatch.setattr(
-                "builtins.__import__.__module__", None
-            )  # inspect.getmodule(func) = None
+            monkeypatch.setattr("builtins.__import__.__module__", None)  # inspect.getmodule(func) = None
         executor = LocalPythonExecutor(additional_authorized_imports)
         if additional_tools:
             from builtins import __import__
@@ -2940,9 +2794,7 @@ class TestLocalPythonExecutorSecurity:
                 )
             )
 
-    @pytest.mark.parametrize(
-        "patch_builtin_import_module", [False, True]
-    )  # builtins_import.__module__ = None
+    @pytest.mark.parametrize("patch_builtin_import_module", [False, True])  # builtins_import.__module__ = None
     @pytest.mark.parametrize(
         "additional_authorized_imports, additional_tools, expected_error",
         [
@@ -2953,11 +2805,7 @@ class TestLocalPythonExecutorSecurity:
                 [],
                 InterpreterError("Forbidden access to dunder attribute: __base__"),
             ),
-            (
-                ["warnings", "builtins", "os"],
-                [],
-                InterpreterError("Forbidden access to dunder attribute: __base__"),
-            ),
+            (["warnings", "builtins", "os"], [], InterpreterError("Forbidden access to dunder attribute: __base__")),
             (
                 ["warnings", "builtins", "os"],
                 ["__import__"],
@@ -2966,17 +2814,10 @@ class TestLocalPythonExecutorSecurity:
         ],
     )
     def test_vulnerability_builtins_via_class_catch_warnings(
-        self,
-        patch_builtin_import_module,
-        additional_authorized_imports,
-        additional_tools,
-        expected_error,
-        monkeypatch,
+        self, patch_builtin_import_module, additional_authorized_imports, additional_tools, expected_error, monkeypatch
     ):
         if patch_builtin_import_module:
-            monkeypatch.setattr(
-                "builtins.__import__.__module__", None
-            )  # inspect.getmodule(func) = None
+            monkeypatch.setattr("builtins.__import__.__module__", None)  # inspect.getmodule(func) = None
         executor = LocalPythonExecutor(additional_authorized_imports)
         if additional_tools:
             from builtins import __import__
@@ -3012,9 +2853,7 @@ class TestLocalPythonExecutorSecurity:
             (["os"], InterpreterError("Forbidden access to dunder attribute: __base__")),
         ],
     )
-    def test_vulnerability_load_module_via_builtin_importer(
-        self, additional_authorized_imports, expected_error
-    ):
+    def test_vulnerability_load_module_via_builtin_importer(self, additional_authorized_imports, expected_error):
         executor = LocalPythonExecutor(additional_authorized_imports)
         with (
             pytest.raises(type(expected_error), match=f".*{expected_error}")
@@ -3045,9 +2884,7 @@ class TestLocalPythonExecutorSecurity:
             cls(["sh", "-c", ":"]).wait()
             """
         )
-        with pytest.raises(
-            InterpreterError, match="Forbidden access to dunder attribute: __base__"
-        ):
+        with pytest.raises(InterpreterError, match="Forbidden access to dunder attribute: __base__"):
             executor(code)
 
         code = dedent(
@@ -3057,23 +2894,16 @@ class TestLocalPythonExecutorSecurity:
             ).wait()
             """
         )
-        with pytest.raises(
-            InterpreterError, match="Forbidden access to dunder attribute: __base__"
-        ):
+        with pytest.raises(InterpreterError, match="Forbidden access to dunder attribute: __base__"):
             executor(code)
 
     @pytest.mark.parametrize(
         "code, dunder_attribute",
-        [
-            ("a = (); b = a.__class__", "__class__"),
-            ("class A:\n    attr=1\nx = A()\nx_dict = x.__dict__", "__dict__"),
-        ],
+        [("a = (); b = a.__class__", "__class__"), ("class A:\n    attr=1\nx = A()\nx_dict = x.__dict__", "__dict__")],
     )
     def test_vulnerability_via_dunder_access(self, code, dunder_attribute):
         executor = LocalPythonExecutor([])
-        with pytest.raises(
-            InterpreterError, match=f"Forbidden access to dunder attribute: {dunder_attribute}"
-        ):
+        with pytest.raises(InterpreterError, match=f"Forbidden access to dunder attribute: {dunder_attribute}"):
             executor(code)
 
     def test_vulnerability_via_dunder_indirect_access(self):
@@ -3144,15 +2974,13 @@ class TestLocalPythonExecutorSecurity:
 
         monkeypatch.setattr(
             "smolagents.local_python_executor.ALLOWED_DUNDER_METHODS",
-            smolagents.local_python_executor.ALLOWED_DUNDER_METHODS
-            + additional_allowed_dunder_methods,
+            smolagents.local_python_executor.ALLOWED_DUNDER_METHODS + additional_allowed_dunder_methods,
         )
         executor = LocalPythonExecutor([])
         executor.send_tools({})
         expectation = (
             pytest.raises(
-                InterpreterError,
-                match=f"Forbidden call to dunder function: {expected_dunder_function_error}",
+                InterpreterError, match=f"Forbidden call to dunder function: {expected_dunder_function_error}"
             )
             if expected_dunder_function_error
             else does_not_raise()
