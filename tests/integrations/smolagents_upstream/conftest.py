@@ -27,8 +27,9 @@ _ENTRY_POINTS = ("evaluate_python_code", "LocalPythonExecutor")
 UPSTREAM = Path(__file__).with_name("test_local_python_executor.py")
 
 
-@pytest.fixture(scope="session", autouse=True)
+@pytest.fixture(scope="module", autouse=True)
 def _sandboxes() -> Iterator[None]:
+    # Closed with the module: a sandbox left open would be another test's stray process.
     yield from adapter.close_sandboxes()
 
 
