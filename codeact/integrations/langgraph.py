@@ -17,7 +17,9 @@ state. Here:
 
 The output is what the script printed; a failed script adds its error (a traceback of
 the script's own lines, or the limit it hit), and a script that ends with
-``final_result(value)`` or ``observation(value)`` adds that value as JSON.
+``final_result(value)`` or ``observation(value)`` adds that value as JSON. Variables
+that cannot be read back (together over the policy's ``result_bytes``) are named as
+lost in the output.
 """
 
 from __future__ import annotations
@@ -58,7 +60,7 @@ def _sync_eval(sandbox: Sandbox) -> EvalFunction:
                 _assigned(session.run(script))
             execution = session.run(code)
             kept = session.run(read_back(_names(code, tools)))
-        return _described(execution), _variables(kept)
+        return _result(execution, kept)
 
     return evaluate
 
@@ -71,7 +73,7 @@ def _async_eval(sandbox: AsyncSandbox) -> EvalCoroutine:
                 _assigned(await session.run(script))
             execution = await session.run(code)
             kept = await session.run(read_back(_names(code, tools)))
-        return _described(execution), _variables(kept)
+        return _result(execution, kept)
 
     return evaluate
 
@@ -103,6 +105,12 @@ def _described(execution: Execution) -> str:
     return "\n".join(part.rstrip("\n") for part in parts) or NO_OUTPUT
 
 
-def _variables(execution: Execution) -> dict[str, Any]:
-    value = execution.output.value if execution.output.type == "observation" else None
-    return dict(value) if isinstance(value, dict) else {}
+def _result(execution: Execution, kept: Execution) -> tuple[str, dict[str, Any]]:
+    output = _described(execution)
+    if kept.output.type == "observation" and isinstance(kept.output.value, dict):
+        return output, dict(kept.output.value)
+    # The variables could not be read back (over the result size limit, say): say so,
+    # rather than have the next script find them missing without a word.
+    reason = kept.output.message if kept.output.type == "error" else kept.output.type
+    note = f"Note: this script's variables were not kept for the next one: {reason}"
+    return (note if output == NO_OUTPUT else f"{output}\n{note}"), {}

@@ -17,7 +17,7 @@ from langgraph.checkpoint.memory import MemorySaver
 from langgraph_codeact import create_codeact
 
 from codeact.integrations.langgraph import NO_OUTPUT, eval_fn
-from sandbox import AsyncSandbox, Sandbox
+from sandbox import AsyncSandbox, Sandbox, SandboxPolicy
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -76,6 +76,13 @@ def test_errors_and_results_reach_the_model(sandbox: Sandbox) -> None:
     assert "No module named 'os'" in output
     with pytest.raises(TypeError, match="'handle'"):
         evaluate("pass", {"handle": object()})
+
+
+def test_variables_too_large_to_keep_are_said_lost() -> None:
+    with Sandbox(SandboxPolicy.preset("default").with_limits(result_bytes=2000)) as small:
+        output, new = eval_fn(small)("big = 'x' * 5000\nprint('made it')", {})
+    assert new == {}
+    assert output.startswith("made it\nNote: this script's variables were not kept")
 
 
 def test_each_call_is_a_fresh_session(sandbox: Sandbox) -> None:
