@@ -178,11 +178,17 @@ class CodeactExecutor(PythonExecutor):
 
     def _read(self, session: Session, name: str) -> Any:
         execution = session.run(f"observation({name})")
-        if execution.output.type == "error" and _JSON_REFUSAL.match(execution.output.message):
-            execution = session.run(f"observation(repr({name}))")
+        if execution.output.type == "error":
+            # No JSON form, or too large: its repr, cut to what a result may hold.
+            chars = self.policy.limits.result_bytes // 4
+            execution = session.run(f"observation(repr({name})[:{chars}])")
         if name == OUTPUT_NAME:
             session.run(f"del {name}")  # never seen by a later script
-        return execution.output.value if execution.output.type == "observation" else None
+        output = execution.output
+        if output.type == "observation":
+            return output.value
+        message = output.message if output.type == "error" else output.type
+        return f"<the last value could not be read: {message}>"
 
     def _close_session(self) -> None:
         session, self._session = self._session, None

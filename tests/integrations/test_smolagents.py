@@ -66,6 +66,17 @@ def test_prints_last_values_and_state_across_calls(executor: CodeactExecutor) ->
     assert executor(point).output == "Point(1, 2)"
 
 
+def test_a_last_value_too_large_comes_back_cut() -> None:
+    policy = SandboxPolicy.preset("default").with_limits(result_bytes=4000)
+    ex = CodeactExecutor(policy=policy)
+    try:
+        out = ex("'ab' * 10000")
+        assert isinstance(out.output, str) and out.output.startswith("'abab")
+        assert len(out.output) == 1000  # a quarter of result_bytes, in characters
+    finally:
+        ex.cleanup()
+
+
 def test_tools_run_on_the_host(executor: CodeactExecutor) -> None:
     ledger = Ledger()
     executor.send_tools({"record": ledger, "final_answer": FinalAnswerTool()})
