@@ -31,17 +31,18 @@ TASKS = [
 ]  # fmt: skip
 
 
-def _suite(flaky: float) -> Suite:
-    """Replies that are right, wrong on some epochs (the sandbox's seeded random), or
-    never finish (a reply without code, twice)."""
+def _suite(flaky: float, broken: int | None = None) -> Suite:
+    """Replies that are right, wrong on some epochs (the sandbox's seeded random), always
+    wrong (task ``broken``), or never finish (a reply without code, twice)."""
 
     def golden(task: BenchTask) -> list[str]:
         n = int(task.id.split("/")[1])
         if n == 7:
             return ["I am not sure how to start.", "Still thinking."]
+        chance = 1.0 if n == broken else flaky if n % 3 else 0
         script = (
             f"import random\nanswer = {n} * {n}\n"
-            f"final_result(answer if random.random() > {flaky if n % 3 else 0} else answer + 1)"
+            f"final_result(answer if random.random() >= {chance} else answer + 1)"
         )
         return [f"Squaring.\n{FENCE}python\n{script}\n{FENCE}"]
 
@@ -65,9 +66,13 @@ def _shoot(page: Path, out: Path, height: int) -> None:
 def main_() -> None:
     with tempfile.TemporaryDirectory() as work:
         root = Path(work)
-        for name, flaky in (("before", 0.5), ("after", 0.2)):
+        for name, flaky, broken in (("before", 0.5, None), ("after", 0.2, 6)):
             config = BenchConfig(
-                suite=_suite(flaky), model="golden", log_dir=root / name, epochs=3, max_steps=2
+                suite=_suite(flaky, broken),
+                model="golden",
+                log_dir=root / name,
+                epochs=3,
+                max_steps=2,
             )
             asyncio.run(run_bench(config))
         report, compare, probe = root / "report.html", root / "compare.html", root / "probe.html"

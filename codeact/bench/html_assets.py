@@ -32,7 +32,8 @@ pre{white-space:pre-wrap;background:#f6f8fa;padding:6px;border-radius:4px;margin
 .role{font-weight:600;color:#5b6570}.controls{margin:6px 0 10px}
 .controls select,.controls input{margin-right:12px}code{font-size:12px}
 .grid{display:flex;flex-wrap:wrap;gap:28px;align-items:flex-start}
-.legend span{margin-right:14px}
+.legend span{margin-right:14px}.wide{overflow-x:auto}
+table.compact td,table.compact th{padding:3px 6px;font-size:13px}
 """
 
 SCRIPT = """

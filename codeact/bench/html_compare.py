@@ -153,8 +153,9 @@ def render_comparison(infos: tuple[RunInfo, RunInfo], comparison: Comparison) ->
         f'<p id="changes">{summary_line}</p><h2>Success per action mode × domain</h2>'
         f"{_groups(comparison)}"
         f'<h2>Samples (<span id="shown">{len(pairs)}</span>)</h2>'
-        f'<div class="controls">{controls}</div><table id="samples"><thead><tr>{head}</tr>'
-        f"</thead>{''.join(_pair(p) for p in pairs)}</table>"
+        f'<div class="controls">{controls}</div><div class="wide"><table id="samples" '
+        f'class="compact"><thead><tr>{head}</tr></thead>'
+        f"{''.join(_pair(p) for p in pairs)}</table></div>"
     )
     return page(title, body)
 
