@@ -21,3 +21,8 @@ def test_each_difference_names_an_upstream_test(upstream: str) -> None:
 
 def test_every_difference_has_a_reason() -> None:
     assert all(len(d.reason) > 40 for d in DIFFERENCES.values())
+
+
+def test_the_documentation_counts_them() -> None:
+    page = Path(__file__).parents[3] / "docs" / "integrations.md"
+    assert f"{len(DIFFERENCES)} differ" in page.read_text()
