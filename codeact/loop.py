@@ -230,7 +230,9 @@ class AgentLoop:
         history = resolve_history(state.messages)
         if agent.history_processor is not None:
             history = agent.history_processor(history)
-        with telemetry.chat_span(agent.model, agent.max_tokens, agent.temperature) as span:
+        with telemetry.chat_span(
+            agent.model, agent.max_tokens, agent.temperature, history
+        ) as span:
             try:
                 emit = self.ctx.emit if self.ctx.stream_tokens else None
                 reply = await ask_model(agent, history, step=state.steps, emit=emit)
@@ -269,7 +271,7 @@ class AgentLoop:
             session = await self.session.open()
             if self._gated(self.agent):
                 await self.keep_state()  # a checkpoint during a tool approval keeps it
-            with telemetry.script_span(self.agent.policy) as span:
+            with telemetry.script_span(self.agent.policy, source) as span:
                 self._script_span = span
                 try:
                     execution = await session.run(source)

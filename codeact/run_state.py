@@ -10,6 +10,7 @@ import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from codeact import telemetry
 from codeact.approval import Checkpoint, InteractionBroker
 from codeact.errors import RunEnded
 from codeact.events import AgentEvent
@@ -85,7 +86,8 @@ class RunState:
             try:
                 # The start runs in a thread that a cancellation cannot stop: wait for
                 # it, so that what it started is stopped below, not left running.
-                await uncancellable(sandbox.start())
+                with telemetry.sandbox_span(policy):
+                    await uncancellable(sandbox.start())
             except BaseException:
                 with contextlib.suppress(Exception):
                     await settle(sandbox.close())

@@ -7,7 +7,10 @@
   repeated: one run per configuration, compared side by side); ``--json`` prints one
   JSON record per case; ``--html`` writes a heat map of categories × configurations.
   Exit 1 if anything escaped, 0 otherwise.
-- ``diff A B [--json]``: the fields that differ (dotted paths) and what that changes.
+- ``diff A B [--json] [--exit-code]``: the fields that differ (dotted paths) and what
+  that changes; with ``--exit-code`` the status is 1 when their rules differ (their
+  digests; the name is a label), as with
+  ``git diff --exit-code``, so that a CI step can gate on a policy change.
 
 Exit status 2 for bad usage (message on stderr), 3 when the sandbox itself failed.
 """
@@ -36,8 +39,11 @@ from sandbox.probe import (
 from sandbox.probe.diff import diff_policies
 from sandbox.probe.progress import DisplayKind, ProbeProgress
 from sandbox.probe.report_html import render_probe_report
+from sandbox.probe.report_info import probe_info
 
 EXIT_OK, EXIT_ESCAPED, EXIT_USAGE, EXIT_SANDBOX = 0, 1, 2, 3
+#: ``diff --exit-code``: the policies differ.
+EXIT_DIFFERENT = 1
 LAYERS = ("language", "os")
 
 
@@ -98,6 +104,11 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     diff.add_argument("a", help="preset or policy file")
     diff.add_argument("b", help="preset or policy file")
     diff.add_argument("--json", action="store_true", help="one JSON array of changes")
+    diff.add_argument(
+        "--exit-code",
+        action="store_true",
+        help="exit with status 1 when the policies differ (0 when they are the same)",
+    )
     diff.set_defaults(handler=run_diff)
 
 
@@ -251,8 +262,10 @@ def run_probe(args: argparse.Namespace) -> int:
         print(render_comparison(runs))
     if args.html:
         title = f"suite {args.suite} under policy {args.policy}"
+        labelled = {f"layers on: {layers or 'none'}": p for layers, p in policies.items()}
+        page = render_probe_report(probe_info(title, labelled), runs)
         try:
-            Path(args.html).write_text(render_probe_report(title, runs), encoding="utf-8")
+            Path(args.html).write_text(page, encoding="utf-8")
         except OSError as exc:
             return _fail("probe", f"cannot write {args.html}: {exc.strerror or exc}")
     escaped = any(r.outcome == "escaped" for results in runs.values() for r in results)
@@ -283,9 +296,11 @@ def run_diff(args: argparse.Namespace) -> int:
     except PolicyError as exc:
         return _fail("diff", str(exc))
     changes = diff_policies(a, b)
+    # The rules differ when the digests do: a new name alone changes no rule.
+    differ = EXIT_DIFFERENT if args.exit_code and a.digest() != b.digest() else EXIT_OK
     if args.json:
         print(json.dumps([c.model_dump(mode="json") for c in changes], indent=2))
-        return EXIT_OK
+        return differ
     if not changes:
         print(f"no differences (digest {a.digest()[:12]})")
         return EXIT_OK
@@ -293,7 +308,7 @@ def run_diff(args: argparse.Namespace) -> int:
     for change in changes:
         before, after = _short(change.before), _short(change.after)
         print(f"{change.path}: {before} -> {after}\n    {change.meaning}")
-    return EXIT_OK
+    return differ
 
 
 def _short(value: object, limit: int = 60) -> str:

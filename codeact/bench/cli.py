@@ -37,8 +37,13 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     listing.add_argument("--json", action="store_true")
     listing.set_defaults(handler=list_suites)
     _add_run(sub)
-    report = sub.add_parser("report", help="the summary of a run's log directory")
+    report = sub.add_parser(
+        "report", help="the summary of a run's log directory, or two runs compared"
+    )
     report.add_argument("log_dir", metavar="LOG_DIR")
+    report.add_argument(
+        "other", metavar="OTHER_LOG_DIR", nargs="?", help="compare with this run, sample by sample"
+    )
     report.add_argument("--json", action="store_true", help="print the summary as JSON")
     report.add_argument("--html", metavar="FILE", help="write a self-contained HTML report")
     report.set_defaults(handler=report_run)
@@ -191,6 +196,8 @@ def load_records(log_dir: str | Path) -> tuple[LogDir, list[SampleRecord]]:
 
 def report_run(args: argparse.Namespace) -> int:
     """Carry out ``codeact bench report``."""
+    if args.other is not None:
+        return compare_runs(args)
     try:
         logs, records = load_records(args.log_dir)
         info = logs.read_run()
@@ -207,6 +214,36 @@ def report_run(args: argparse.Namespace) -> int:
         print(summary.model_dump_json(indent=2))
     else:
         print(summary_table(summary))
+        if args.html:
+            print(f"report: {args.html}")
+    return EXIT_OK
+
+
+def compare_runs(args: argparse.Namespace) -> int:
+    """Carry out ``codeact bench report A B``."""
+    from codeact.bench.compare import compare, comparison_text
+    from codeact.bench.html_compare import write_comparison
+
+    try:
+        sides = []
+        for log_dir in (args.log_dir, args.other):
+            logs, records = load_records(log_dir)
+            info = logs.read_run()
+            assert info is not None
+            config = info.config
+            summary = summarize(config.suite, config.model, config.protocol, records)
+            sides.append((info, summary, records))
+        (info_a, summary_a, records_a), (info_b, summary_b, records_b) = sides
+        comparison = compare(summary_a, records_a, summary_b, records_b)
+        if args.html:
+            write_comparison(Path(args.html), (info_a, info_b), comparison)
+    except (LogDirError, OSError) as exc:
+        print(f"codeact bench report: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.json:
+        print(comparison.model_dump_json(indent=2))
+    else:
+        print(comparison_text(comparison))
         if args.html:
             print(f"report: {args.html}")
     return EXIT_OK

@@ -1,10 +1,13 @@
 """``codeact bench report DIR --html FILE``: one self-contained page (no network).
 
-The summary table, an inline-SVG chart of success per action mode × domain (with the
-spread over epochs when there are several), and every sample with its status, answer
-versus expected and its transcript, collapsible. The sample list filters by status,
-domain and mode, from the page's controls or from the URL fragment
-(``report.html#status=failed&domain=web_browsing&mode=code``).
+What the CLI prints and more: the summary table (action mode × domain), the modes side
+by side with each rate's standard error and, over several epochs, pass@k (overall and
+per task), the failures by code, an inline-SVG chart of success per mode × domain (with
+the spread over epochs), and every sample as a row — status, task, domain, mode, epoch,
+turns, tokens, duration, tool calls, failure code, answer and expected — that opens to
+its transcript. The samples sort by any column, filter by status, domain and mode, and
+search by text, from the page's controls or the URL fragment
+(``report.html#status=failed&domain=web_browsing&q=flight``).
 """
 
 from __future__ import annotations
@@ -13,77 +16,26 @@ import json
 from html import escape
 from pathlib import Path
 
+from codeact.bench.html_assets import page, search_box, select
 from codeact.bench.html_chart import chart_svg
+from codeact.bench.html_tables import failure_table, side_by_side, summary_table, task_table
 from codeact.bench.logdir import write_atomic
 from codeact.bench.records import RunInfo, SampleRecord, Summary
 from codeact.messages import ImageDataPart, Message
 
-_STYLE = """
-body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#1d232a;max-width:1200px}
-h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:24px 0 8px}
-.meta{color:#5b6570}table{border-collapse:collapse}td,th{padding:3px 10px;text-align:right}
-th{background:#eef1f4}td.l,th.l{text-align:left}
-tr.total td{font-weight:600;border-top:1px solid #999}
-.passed{color:#11713a}.failed{color:#b3261e}.error{color:#a05a00}
-details.sample{border:1px solid #dde2e6;border-radius:6px;margin:4px 0;padding:4px 10px}
-details.sample>summary{cursor:pointer}.tag{display:inline-block;min-width:52px;font-weight:600}
-pre{white-space:pre-wrap;background:#f6f8fa;padding:6px;border-radius:4px;margin:2px 0 8px}
-.role{font-weight:600;color:#5b6570}.filters select{margin-right:12px}
-img.shown{max-width:480px;display:block;margin:2px 0 8px;border:1px solid #dde2e6}
-"""
-
-_SCRIPT = """
-(function(){
-  var ids=['status','domain','mode'];
-  function apply(){
-    var f={};ids.forEach(function(k){f[k]=document.getElementById('f-'+k).value;});
-    var shown=0;
-    document.querySelectorAll('details.sample').forEach(function(el){
-      var ok=ids.every(function(k){return !f[k]||el.dataset[k]===f[k];});
-      el.hidden=!ok; if(ok){shown++;}
-    });
-    document.getElementById('shown').textContent=shown;
-  }
-  function fromHash(){
-    var params=new URLSearchParams(location.hash.replace(/^#/,''));
-    ids.forEach(function(k){var v=params.get(k);
-      if(v!==null){document.getElementById('f-'+k).value=v;}});
-    apply();
-  }
-  ids.forEach(function(k){document.getElementById('f-'+k).addEventListener('change',function(){
-    var params=new URLSearchParams();
-    ids.forEach(function(j){var v=document.getElementById('f-'+j).value;if(v){params.set(j,v);}});
-    history.replaceState(null,'','#'+params.toString()); apply();});});
-  window.addEventListener('hashchange',fromHash);
-  fromHash();
-})();
-"""
-
-
-def _summary_table(summary: Summary) -> str:
-    head = (
-        "<tr><th class=l>mode</th><th class=l>domain</th><th>samples</th><th>passed</th>"
-        "<th>failed</th><th>errors</th><th>success</th><th>± se</th><th>turns</th>"
-        "<th>tokens/sample</th></tr>"
-    )
-    rows = []
-    for group in [*summary.groups, *summary.modes]:
-        total = ' class="total"' if group.domain == "all" else ""
-        rows.append(
-            f"<tr{total}><td class=l>{escape(group.action_mode)}</td>"
-            f"<td class=l>{escape(group.domain)}</td><td>{group.samples}</td>"
-            f"<td>{group.passed}</td><td>{group.failed}</td><td>{group.errors}</td>"
-            f"<td>{group.success_rate:.1%}</td><td>{group.stderr:.1%}</td>"
-            f"<td>{group.mean_turns:.1f}</td><td>{group.tokens_per_sample:,.0f}</td></tr>"
-        )
-    return f'<table id="summary">{head}{"".join(rows)}</table>'
-
-
-def _options(name: str, values: list[str]) -> str:
-    items = "".join(f'<option value="{escape(v)}">{escape(v)}</option>' for v in values)
-    return (
-        f'<label>{name} <select id="f-{name}"><option value="">all</option>{items}</select></label>'
-    )
+#: The sample table's sortable columns: (data key, heading).
+COLUMNS = (
+    ("status", "status"),
+    ("task", "task"),
+    ("domain", "domain"),
+    ("mode", "mode"),
+    ("epoch", "epoch"),
+    ("turns", "turns"),
+    ("tokens", "tokens"),
+    ("duration", "duration s"),
+    ("tools", "tool calls"),
+    ("failure", "failure code"),
+)
 
 
 def _message(message: Message) -> str:
@@ -105,18 +57,12 @@ def _message(message: Message) -> str:
     )
 
 
-def _value(value: object) -> str:
+def value_html(value: object) -> str:
+    """A JSON value, escaped for the page."""
     return escape(json.dumps(value, ensure_ascii=False))
 
 
-def _sample(record: SampleRecord) -> str:
-    code = f" · {escape(record.failure_code)}" if record.failure_code else ""
-    head = (
-        f'<span class="tag {record.status}">{record.status}</span> {escape(record.task)} '
-        f"<span class=meta>[{record.action_mode} · epoch {record.epoch} · {record.turns} turns"
-        f"{code}]</span> answer <code>{_value(record.answer)}</code> expected "
-        f"<code>{_value(record.expected)}</code>"
-    )
+def _details(record: SampleRecord) -> str:
     body = []
     if record.failure_message:
         body.append(f"<p class=error>{escape(record.failure_message)}</p>")
@@ -127,43 +73,92 @@ def _sample(record: SampleRecord) -> str:
         body.append(f"<p class=meta>an earlier attempt{where}: {escape(attempt.failure_code)}</p>")
     if record.node:
         body.append(f"<p class=meta>ran on Ray node {escape(record.node)}</p>")
+    body.append(
+        f"<p class=meta>{escape(record.usage.one_line())} · seed {record.seed} · "
+        f"id {escape(record.id[:16])}</p>"
+    )
     transcript = record.transcript
     messages = transcript.messages if transcript else []
     body.extend(_message(m) for m in messages if getattr(m, "role", "") != "system")
+    return "".join(body)
+
+
+def sample_body(record: SampleRecord) -> str:
+    """One sample: its row, then its details (hidden until the row is clicked)."""
+    usage = record.usage
+    data = {
+        "status": record.status,
+        "task": record.task,
+        "domain": record.domain,
+        "mode": record.action_mode,
+        "epoch": str(record.epoch),
+        "turns": str(record.turns),
+        "tokens": str(usage.total_tokens),
+        "duration": f"{record.duration_s:.3f}",
+        "tools": str(usage.tool_calls),
+        "failure": record.failure_code or "",
+    }
+    attrs = " ".join(f'data-{k}="{escape(v)}"' for k, v in data.items())
+    cells = (
+        f'<td class=l><span class="tag {record.status}">{record.status}</span></td>'
+        f"<td class=l>{escape(record.task)}</td><td class=l>{escape(record.domain)}</td>"
+        f"<td class=l>{record.action_mode}</td><td>{record.epoch}</td><td>{record.turns}</td>"
+        f"<td>{usage.total_tokens:,}</td><td>{record.duration_s:.2f}</td>"
+        f"<td>{usage.tool_calls}</td><td class=l>{escape(record.failure_code or '')}</td>"
+        f"<td class=l><code>{value_html(record.answer)}</code></td>"
+        f"<td class=l><code>{value_html(record.expected)}</code></td>"
+    )
+    span = len(COLUMNS) + 2
     return (
-        f'<details class="sample" data-status="{record.status}" '
-        f'data-domain="{escape(record.domain)}" data-mode="{record.action_mode}" '
-        f'data-task="{escape(record.task)}"><summary>{head}</summary>{"".join(body)}</details>'
+        f'<tbody class="sample" {attrs}><tr class="row">{cells}</tr>'
+        f'<tr class="details" hidden><td colspan="{span}">{_details(record)}</td></tr></tbody>'
+    )
+
+
+def sample_table(records: list[SampleRecord]) -> str:
+    """The controls and the table of every sample."""
+    domains = sorted({r.domain for r in records})
+    modes = [m for m in ("code", "json", "text") if any(r.action_mode == m for r in records)]
+    controls = "".join(
+        [
+            select("status", ["passed", "failed", "error"]),
+            select("domain", domains),
+            select("mode", modes),
+            search_box(),
+        ]
+    )
+    head = "".join(
+        f'<th class=l data-sort="{key}">{label}</th>'
+        if key in ("status", "task", "domain", "mode", "failure")
+        else f'<th data-sort="{key}">{label}</th>'
+        for key, label in COLUMNS
+    )
+    return (
+        f'<div class="controls">{controls}</div><table id="samples"><thead><tr>{head}'
+        f"<th class=l>answer</th><th class=l>expected</th></tr></thead>"
+        f"{''.join(sample_body(r) for r in records)}</table>"
     )
 
 
 def render_report(info: RunInfo, summary: Summary, records: list[SampleRecord]) -> str:
     """The whole page as one string."""
     records = sorted(records, key=lambda r: (r.action_mode, r.domain, r.task, r.epoch))
-    domains = sorted({r.domain for r in records})
-    modes = [m for m in ("code", "json", "text") if any(r.action_mode == m for r in records)]
-    filters = "".join(
-        [
-            _options("status", ["passed", "failed", "error"]),
-            _options("domain", domains),
-            _options("mode", modes),
-        ]
-    )
     title = f"{summary.suite} · {summary.model} · {summary.protocol}"
-    return (
-        "<!doctype html><html lang=en><head><meta charset=utf-8>"
-        f"<title>{escape(title)}</title><style>{_STYLE}</style></head><body>"
+    tasks = task_table(summary)
+    body = (
         f"<h1>{escape(title)}</h1><p class=meta>{summary.passed}/{summary.samples} passed, "
         f"{summary.failed} failed, {summary.errors} errors · {escape(summary.usage.one_line())}"
-        f" · policy {escape(info.config.policy)} ({info.config.policy_digest[:12]}) · "
-        f"started {escape(', '.join(info.started_at))}</p>"
-        f"<h2>Summary</h2>{_summary_table(summary)}"
+        f" · {summary.duration_s:,.1f} s of samples · {summary.epochs} epoch(s) · policy "
+        f"{escape(info.config.policy)} ({info.config.policy_digest[:12]}) · started "
+        f"{escape(', '.join(info.started_at))}</p>"
+        f"<h2>Summary</h2>{summary_table(summary)}"
+        f'<div class="grid"><div><h2>Action modes side by side</h2>{side_by_side(summary)}'
+        f"</div><div><h2>Failures by code</h2>{failure_table(records)}</div></div>"
         f"<h2>Success per action mode × domain</h2>{chart_svg(summary)}"
-        f'<h2>Samples (<span id="shown">{len(records)}</span>)</h2>'
-        f'<div class="filters">{filters}</div>'
-        f'<div id="samples">{"".join(_sample(r) for r in records)}</div>'
-        f"<script>{_SCRIPT}</script></body></html>"
+        + (f"<h2>Tasks over {summary.epochs} epochs</h2>{tasks}" if tasks else "")
+        + f'<h2>Samples (<span id="shown">{len(records)}</span>)</h2>{sample_table(records)}'
     )
+    return page(title, body)
 
 
 def write_report(path: Path, info: RunInfo, summary: Summary, records: list[SampleRecord]) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
+import json
 import logging
 import shlex
 import sys
@@ -250,7 +251,8 @@ def _caller(conn: ConnectedServer, item: Any, signature: inspect.Signature) -> A
 
 
 def tool_result(result: Any, output_schema: Any, label: str) -> Any:
-    """``structuredContent`` as JSON (unwrapped from ``{"result": ...}``), else the text."""
+    """``structuredContent`` as JSON (unwrapped from ``{"result": ...}``), else a single
+    text content that is a JSON object or array as that JSON, else the text."""
     if result.is_error:
         raise RuntimeError(_text(result.content) or f"{label} reported an error")
     structured = result.structured_content
@@ -258,7 +260,24 @@ def tool_result(result: Any, output_schema: Any, label: str) -> Any:
         if wrapped_result(output_schema) is not None and set(structured) == {"result"}:
             return structured["result"]
         return structured
-    return _text(result.content)
+    data = _json_text(result.content)
+    return data if data is not None else _text(result.content)
+
+
+def _json_text(content: Sequence[Any]) -> dict[str, Any] | list[Any] | None:
+    # SDK servers send a tool's dict or list as JSON text when it has no output schema.
+    # Only objects and arrays are taken: a text that happens to read as a number, a
+    # string or `true` stays the text the tool returned.
+    if len(content) != 1 or not isinstance(getattr(content[0], "text", None), str):
+        return None
+    text = content[0].text.strip()
+    if not text.startswith(("{", "[")):
+        return None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict | list) else None
 
 
 def _text(content: Sequence[Any]) -> str:

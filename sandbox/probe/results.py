@@ -31,6 +31,11 @@ class CaseResult(BaseModel):
     duration_s: float = 0.0
     suite: str = ""
     policy_digest: str = ""
+    layers: str = Field(
+        "",
+        description="The layers the probed policy had on: 'language,os', 'language', 'os' "
+        "or 'none' (a probe compares configurations; each record names its own).",
+    )
     bad_practice: bool = Field(
         False, description="A RedCode bad-practice case: reported apart, never an escape."
     )

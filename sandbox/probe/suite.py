@@ -74,5 +74,11 @@ def run_suite(
         )  # fmt: skip
     # Cases run under a copy with the arena's temporary mounts, whose digest changes on
     # every run: a record names the policy that was probed, so it can be matched to it.
-    digest = policy.digest()
-    return [r.model_copy(update={"policy_digest": digest}) for r in results]
+    digest, layers = policy.digest(), layers_label(policy)
+    return [r.model_copy(update={"policy_digest": digest, "layers": layers}) for r in results]
+
+
+def layers_label(policy: SandboxPolicy) -> str:
+    """The layers ``policy`` has on, as ``--layers`` writes them (``none`` for neither)."""
+    on = [name for name in ("language", "os") if getattr(policy.layers, name)]
+    return ",".join(on) or "none"

@@ -85,12 +85,14 @@ def test_the_span_tree_of_a_run(spans: InMemorySpanExporter) -> None:
     assert root.attributes["codeact.run_id"]
     steps = children[root.context.span_id]  # type: ignore[union-attr]
     assert [s.name for s in steps] == ["step 1", "step 2", "step 3", "step 4"]
-    assert _names(children, steps[0]) == ["chat scripted", "execute_script"]
-    failing = children[steps[0].context.span_id][1]  # type: ignore[union-attr]
+    assert _names(children, steps[0]) == ["chat scripted", "start_sandbox", "execute_script"]
+    failing = children[steps[0].context.span_id][2]  # type: ignore[union-attr]
     assert failing.attributes["codeact.script.error_code"] == "runtime_error"  # type: ignore[index]
     assert failing.status.status_code == trace.StatusCode.ERROR
     chat = children[steps[0].context.span_id][0]  # type: ignore[union-attr]
+    assert chat.kind == trace.SpanKind.CLIENT
     assert chat.attributes["gen_ai.operation.name"] == "chat"  # type: ignore[index]
+    assert "gen_ai.input.messages" not in chat.attributes  # type: ignore[operator]
     assert chat.attributes["gen_ai.usage.input_tokens"] == 120  # type: ignore[index]
     assert chat.attributes["gen_ai.usage.output_tokens"] == 9  # type: ignore[index]
     assert chat.attributes["gen_ai.response.finish_reasons"] == ("stop",)  # type: ignore[index]

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from sandbox import policy_cli
+from sandbox import SandboxPolicy, policy_cli
+from sandbox.probe import CaseResult
 
 
 @pytest.fixture(scope="module")
@@ -32,6 +33,34 @@ def test_the_heat_map_has_a_cell_per_category_and_configuration(page: tuple[Path
     assert all(escaped == "0" for _, escaped in cells)
     assert text.count('<details class="category"') == 2
     assert "<script" not in text and "http" not in text
+
+
+@pytest.mark.timeout(240)
+def test_the_page_says_who_probed_what_when_and_where(page: tuple[Path, str]) -> None:
+    _, text = page
+    about = re.search(r"<p class=meta id=about>codeact ([^ ]+) · probed (\S+) ·", text)
+    assert about is not None and about.group(1) != "unknown"
+    assert re.match(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", about.group(2))
+    default = SandboxPolicy.preset("default")
+    assert default.digest()[:16] in text
+    machine = text[text.index('<table id="machine">') :]
+    machine = machine[: machine.index("</table>")]
+    # Each mechanism's state under each configuration: the OS layer's are off under
+    # `--layers language`; the rest are this machine's (active, or degraded and why).
+    assert ">language<" in machine and ">syscall_filter<" in machine
+    assert re.search(r'class="off">off<', machine)
+    for outcome in ("rejected", "contained", "escaped"):
+        assert f'<dt class="{outcome}">{outcome}</dt>' in text  # the legend
+
+
+@pytest.mark.timeout(240)
+def test_json_records_name_their_layers(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["policy", "probe", "--category", "introspection", "--layers", "os", "--json"]
+    assert policy_cli.main(argv) == 0
+    records = [
+        CaseResult.model_validate_json(line) for line in capsys.readouterr().out.splitlines()
+    ]
+    assert records and {r.layers for r in records} == {"os"}
 
 
 @pytest.mark.timeout(240)
