@@ -80,7 +80,7 @@ def test_a_log_cut_at_every_byte_of_its_last_record_reads_and_reports(
         caplog.clear()
         with caplog.at_level(logging.WARNING, "codeact.bench"):
             assert LogDir(log).read_samples() == [first], cut
-            assert report_run(REPORT(log_dir=str(log), json=True, html=None)) == 0, cut
+            assert report_run(REPORT(log_dir=str(log), other=None, json=True, html=None)) == 0, cut
         assert (cut > start) == any("not a whole sample record" in m for m in caplog.messages)
         try:
             whole[start:cut].decode()
