@@ -11,6 +11,7 @@ it in its ``COVERS``; so do the pages' commands where they can run on this machi
 from __future__ import annotations
 
 import importlib
+import os
 import re
 import subprocess
 import sys
@@ -31,10 +32,14 @@ def blocks() -> list[tuple[str, str]]:
 @pytest.mark.parametrize(
     ("page", "source"), blocks(), ids=lambda v: v if v.endswith(".md") else v.split("\n")[0][:40]
 )
-def test_python_examples_run(page: str, source: str) -> None:
+def test_python_examples_run(page: str, source: str, tmp_path: Path) -> None:
+    # Run from a file, as a reader would (some libraries read their callers' source).
+    program = tmp_path / "example.py"
+    program.write_text(source)
     result = subprocess.run(
-        [sys.executable, "-c", source], cwd=ROOT, capture_output=True, text=True, timeout=110
-    )
+        [sys.executable, str(program)], cwd=ROOT, capture_output=True, text=True, timeout=110,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )  # fmt: skip
     assert result.returncode == 0, f"{page}: {result.stderr[-3000:]}"
 
 
