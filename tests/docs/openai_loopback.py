@@ -9,17 +9,21 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+#: Decides a reply from a request's messages.
+ReplyFunction = Callable[[list[dict[str, Any]]], str]
+
 
 class LoopbackServer:
     """Answers turn n of any conversation (n = assistant messages so far) with
-    ``replies[n]``; ``requests`` keeps each request's headers and body."""
+    ``replies[n]``, or with what ``replies(messages)`` says; ``requests`` keeps each
+    request's headers and body."""
 
-    def __init__(self, replies: list[str]) -> None:
+    def __init__(self, replies: list[str] | ReplyFunction) -> None:
         self.replies = replies
         self.requests: list[tuple[dict[str, str], dict[str, Any]]] = []
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
@@ -32,6 +36,8 @@ class LoopbackServer:
 
     def reply(self, headers: dict[str, str], body: dict[str, Any]) -> str:
         self.requests.append((headers, body))
+        if callable(self.replies):
+            return self.replies(body.get("messages", []))
         turn = sum(1 for m in body.get("messages", []) if m.get("role") == "assistant")
         return self.replies[min(turn, len(self.replies) - 1)]
 
@@ -79,7 +85,7 @@ def _handler(server: LoopbackServer) -> type[BaseHTTPRequestHandler]:
 
 
 @contextmanager
-def loopback(replies: list[str]) -> Iterator[LoopbackServer]:
+def loopback(replies: list[str] | ReplyFunction) -> Iterator[LoopbackServer]:
     server = LoopbackServer(replies)
     thread = threading.Thread(target=server._httpd.serve_forever, daemon=True)
     thread.start()
