@@ -1,9 +1,17 @@
-"""Every Python example of the documentation site (``docs/*.md``) runs, as the README's
+"""Every Python example of the documentation site (``docs/**/*.md``) runs, as the README's
 do (``tests/test_readme.py``); the site itself is built with ``mkdocs build --strict``
-by ``.ci/run``."""
+by ``.ci/run``.
+
+An untitled ``python`` block is a whole program, run here as it is. A titled one
+(```` ```python title="app.py" ````) is a file of a larger program — an app a server
+runs, a module a command imports — and a test module of ``tests/docs/`` runs it, naming
+it in its ``COVERS``; so do the pages' commands where they can run on this machine.
+"""
 
 from __future__ import annotations
 
+import importlib
+import os
 import re
 import subprocess
 import sys
@@ -11,36 +19,47 @@ from pathlib import Path
 
 import pytest
 
+from tests.docs import pages
+
 ROOT = Path(__file__).resolve().parents[1]
-DOCS = sorted((ROOT / "docs").glob("*.md"))
 
 
 def blocks() -> list[tuple[str, str]]:
-    found = []
-    for page in DOCS:
-        for source in re.findall(r"```python\n(.*?)```", page.read_text(), flags=re.S):
-            found.append((page.name, source))
-    return found
+    return [(b.page, b.source) for b in pages.blocks() if b.language == "python" and not b.title]
 
 
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize(
     ("page", "source"), blocks(), ids=lambda v: v if v.endswith(".md") else v.split("\n")[0][:40]
 )
-def test_python_examples_run(page: str, source: str) -> None:
+def test_python_examples_run(page: str, source: str, tmp_path: Path) -> None:
+    # Run from a file, as a reader would (some libraries read their callers' source).
+    program = tmp_path / "example.py"
+    program.write_text(source)
     result = subprocess.run(
-        [sys.executable, "-c", source], cwd=ROOT, capture_output=True, text=True, timeout=110
-    )
+        [sys.executable, str(program)], cwd=ROOT, capture_output=True, text=True, timeout=110,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )  # fmt: skip
     assert result.returncode == 0, f"{page}: {result.stderr[-3000:]}"
+
+
+def test_every_titled_block_is_run_by_a_test() -> None:
+    titled = {(b.page, b.title) for b in pages.blocks() if b.title}
+    covered = set()
+    for module in sorted((ROOT / "tests" / "docs").glob("test_*.py")):
+        covers = importlib.import_module(f"tests.docs.{module.stem}").COVERS
+        covered |= {(page, title) for page, titles in covers.items() for title in titles}
+    assert titled - covered == set(), "titled blocks no test runs"
+    assert covered - titled == set(), "blocks a test claims to run that no page has"
 
 
 def test_every_page_is_in_the_site_and_every_picture_is_there() -> None:
     nav = (ROOT / "mkdocs.yml").read_text()
-    for page in DOCS:
-        assert f" {page.name}" in nav, f"{page.name} is not in mkdocs.yml's nav"
-    for page in DOCS:
-        for picture in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", page.read_text()):
-            path = ROOT / "docs" / picture
+    for page in pages.pages():
+        assert f" {page}\n" in nav, f"{page} is not in mkdocs.yml's nav"
+    for page in pages.pages():
+        for picture in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", (pages.DOCS / page).read_text()):
+            path = (pages.DOCS / page).parent / picture
             assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", picture
 
 
