@@ -6,8 +6,9 @@ directories (what ``landlock.py`` lets a worker read), ``/dev/null``, and the po
 mounts at their host paths (``ro`` read-only, ``rw`` as the host has them) and again at
 their sandbox paths (for library code, which opens files itself: Landlock's rules name
 the host directories, and a second bind of a directory is the same directory to it);
-then the
-tmpfs itself is made read-only. Outside those paths nothing of the host exists: not
+then the tmpfs itself is made read-only. Every bind is ``nosuid`` and, but for
+``/dev/null``, ``nodev``: no file in the root gains privileges when run, and no device
+node a mount holds opens. Outside those paths nothing of the host exists: not
 /etc, /proc, /home, /tmp or the project, so there is nothing to read, stat, chmod or
 mark. Needs CAP_SYS_ADMIN over the current mount namespace (``namespaces.py`` provides
 it inside a user namespace).
@@ -139,12 +140,15 @@ def _make_point(root: str, path: str, is_dir: bool) -> str:
 
 
 def _bind(fd: int, target: str, mode: str) -> None:
+    """Bind ``fd`` at ``target``: ``nosuid`` always, ``nodev`` unless it is a device
+    (``/dev/null``, which ``nodev`` would make unopenable), read-only for ``ro``."""
     _mount(f"/proc/self/fd/{fd}", target, None, _MS_BIND)
-    if mode == "ro":
-        locked = os.statvfs(target).f_flag
-        flags = _MS_REMOUNT | _MS_BIND | _MS_RDONLY
-        flags |= sum(ms for st, ms in _LOCKED_FLAGS if locked & st)
-        _mount(None, target, None, flags)
+    locked = os.statvfs(target).f_flag
+    flags = _MS_REMOUNT | _MS_BIND | _MS_NOSUID
+    flags |= 0 if stat.S_ISCHR(os.fstat(fd).st_mode) else _MS_NODEV
+    flags |= _MS_RDONLY if mode == "ro" else 0
+    flags |= sum(ms for st, ms in _LOCKED_FLAGS if locked & st)
+    _mount(None, target, None, flags)
 
 
 def _pivot(root: str) -> None:
