@@ -148,6 +148,9 @@ class HelloFrame(TypedDict):
     pid: int
     confinement: dict[str, str]
     process_cpu_s: NotRequired[float]
+    #: The worker's descriptor of each writable mount's private upper layer, in mount
+    #: order (the host opens them through /proc before any script runs).
+    layers: NotRequired[list[int]]
 
 
 class CallFrame(TypedDict):
@@ -203,7 +206,7 @@ class WorkerConfig(TypedDict):
     policy_deny: NotRequired[dict[str, list[str]]]
     layers: NotRequired[dict[str, bool]]
     mounts: NotRequired[list[dict[str, Any]]]
-    stage_writes: NotRequired[bool]
+    private_writes: NotRequired[bool]
 
 
 class ForkRequest(TypedDict):

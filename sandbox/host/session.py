@@ -20,13 +20,12 @@ from sandbox.execution import ErrorCode, Execution, WrittenFile
 from sandbox.host.deaths import explain_death
 from sandbox.host.frames import RunDone, parse_worker_message
 from sandbox.host.run_limits import capped_answer, refuse_source
-from sandbox.host.supply import WorkerSupply
+from sandbox.host.supply import FreshWorker, WorkerSupply
 from sandbox.host.tool_flight import CallRefused, Flight
 from sandbox.host.tools import ToolSet
 from sandbox.host.workers import WorkerHandle
-from sandbox.host.writes.changed import WrittenFiles
-from sandbox.host.writes.staged import StagedWrites
-from sandbox.host.writes.usage import MountUsage
+from sandbox.host.writes.direct import DirectWrites
+from sandbox.host.writes.private import PrivateWrites
 from sandbox.limits_text import explain
 from sandbox.output import Error
 from sandbox.protocol import (
@@ -63,18 +62,15 @@ class Session:
         self._seq = 0
         # The mounts as the workers see them, resolved when the sandbox started.
         mounts = supply.worker_config["mounts"]
-        self._measured = MountUsage(mounts)
-        self._written = WrittenFiles(mounts) if any(m["mode"] == "rw" for m in mounts) else None
-        self._staged = (
-            StagedWrites(mounts, self._measured.baseline)
-            if supply.worker_config.get("stage_writes")
-            else None
-        )
-        self._writes: MountUsage | StagedWrites = self._measured
+        self._private = bool(supply.worker_config.get("private_writes"))
+        self._writes: PrivateWrites | DirectWrites | None = None
+        if any(m["mode"] == "rw" for m in mounts):
+            self._writes = PrivateWrites(mounts) if self._private else DirectWrites(mounts)
         self._overdrawn: str | None = None
         # With the language layer on, a script cannot reach the channel, so the worker is
-        # idle in recv() after its answer; only plain-Python scripts need stopping.
-        self._pause_between_runs = not supply.policy.layers.language
+        # idle in recv() after its answer; plain-Python scripts need stopping, and so
+        # does every worker whose private layers the host reads after a run.
+        self._pause_between_runs = not supply.policy.layers.language or self._private
         self._in_flight_cap = in_flight_cap({"tool_calls": self._limits.tool_calls})
         self._tool_loop = lambda: self._loop or self._supply.async_loop()
         self.confinement: dict[str, str] = {}
@@ -91,14 +87,8 @@ class Session:
             fresh = self._supply.acquire()
             worker, self._worker_cpu = fresh.handle, fresh.process_cpu_s
             self.confinement = fresh.confinement
-            self._writes = self._measured
-            if self._staged is not None and self.confinement["write_staging"].startswith("active"):
-                try:
-                    self._staged.attach(worker.pid)
-                except OSError as exc:
-                    self._release(worker)
-                    raise SandboxError(f"cannot open the worker's staged mounts: {exc}") from None
-                self._writes = self._staged
+            if self._writes is not None:
+                self._attach_writes(fresh)
             try:
                 worker.sock.sendall(init)
             except OSError:
@@ -111,6 +101,25 @@ class Session:
                 raise SandboxError("the session is closed")
             return
         raise SandboxError("a new worker failed to start: each one died before it was used")
+
+    def _attach_writes(self, fresh: FreshWorker) -> None:
+        """Open the new worker's private layers; refuse the session where its writable
+        mounts could not be made private (no fail-open: nothing writes them directly
+        unless the policy says ``writes = "direct"``)."""
+        assert self._writes is not None
+        state = fresh.confinement.get("private_writes", "not reported by the worker")
+        if self._private and not state.startswith("active"):
+            self._release(fresh.handle)
+            raise SandboxError(
+                f"the writable mounts cannot be made private to this session here "
+                f"(private_writes: {state}); a policy may say writes = 'direct' to let "
+                f"scripts write them directly, outside the OS layer's boundary"
+            )
+        try:
+            self._writes.attach(fresh.handle.pid, fresh.layers)
+        except OSError as exc:
+            self._release(fresh.handle)
+            raise SandboxError(f"cannot open the worker's private layers: {exc}") from None
 
     def _release(self, worker: WorkerHandle) -> None:
         worker.close()
@@ -163,8 +172,8 @@ class Session:
     def close(self) -> None:
         """End the session and kill its worker."""
         self._closed = True
-        if self._staged is not None:
-            self._staged.close()
+        if self._writes is not None:
+            self._writes.close()
         worker, self._worker = self._worker, None
         if worker is not None:
             self._release(worker)
@@ -275,7 +284,7 @@ class Session:
         overdrawn = self._check_writes()
         if overdrawn is not None:
             output, error_code = Error(message=overdrawn), ErrorCode.OUTPUT_LIMIT
-        if self._staged is not None and (problems := self._staged.take_problems()):
+        if self._writes is not None and (problems := self._writes.take_problems()):
             # The script's writes that did not reach the host must not vanish unnoticed.
             stdout += "".join(f"[sandbox] not applied to the host: {p}\n" for p in problems)
         # Every field is already validated: skip a second validation pass.
@@ -295,12 +304,12 @@ class Session:
 
     def _files_written(self) -> list[WrittenFile]:
         """What the run wrote under the writable mounts (also a run stopped by a limit)."""
-        return self._written.since_last() if self._written is not None else []
+        return self._writes.take_files() if self._writes is not None else []
 
     def _check_writes(self) -> str | None:
         """Writes beyond a mount's budget (possible with the language layer off) retire
         the session's worker, and the session refuses further runs."""
-        overdrawn = self._writes.overdrawn()
+        overdrawn = self._writes.overdrawn() if self._writes is not None else None
         if overdrawn is not None:
             if self._worker is not None:
                 self._retire(self._worker)

@@ -31,7 +31,7 @@ from sandbox.protocol import (
     host_frame_cap,
     in_flight_cap,
 )
-from sandbox.worker.confine.steps import confine
+from sandbox.worker.confine.steps import confine, private_layers
 from sandbox.worker.language import audit
 from sandbox.worker.language.files import Mounts, make_open
 from sandbox.worker.language.module_proxy import ModuleTable, make_import
@@ -70,7 +70,7 @@ def serve(
             limits,
             os_layer=layers["os"],
             mounts=config.get("mounts", []),
-            stage_writes=bool(config.get("stage_writes")),
+            private_writes=bool(config.get("private_writes")),
         )
         report["language"] = "active" if layers["language"] else "off"
         reseed_random()
@@ -107,6 +107,7 @@ def serve(
                     "pid": os.getpid(),
                     "confinement": report,
                     "process_cpu_s": time.thread_time(),  # one thread: see runtime.run
+                    "layers": private_layers(),
                 }
             )
         )

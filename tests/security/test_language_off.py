@@ -55,9 +55,9 @@ def test_a_writable_mounts_total_holds_without_the_language_layer(
         .with_mounts(Mount(sandbox_path="/out", host_path=str(tmp_path), mode="rw"))
     )
     with Sandbox(policy) as sandbox:
-        staging = sandbox.confinement["write_staging"]
+        staging = sandbox.confinement["private_writes"]
     if not staging.startswith("active"):
-        pytest.skip(f"write staging is degraded here: {staging}")
+        pytest.skip(f"private writes are degraded here: {staging}")
     assert results[QUOTA_CASE].outcome != "escaped", results[QUOTA_CASE].detail
 
 
