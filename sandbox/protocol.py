@@ -207,6 +207,8 @@ class WorkerConfig(TypedDict):
     layers: NotRequired[dict[str, bool]]
     mounts: NotRequired[list[dict[str, Any]]]
     private_writes: NotRequired[bool]
+    #: How: "overlay" (the default; staged copies where there is none) or "copy".
+    private_via: NotRequired[str]
 
 
 class ForkRequest(TypedDict):

@@ -115,6 +115,9 @@ class SuiteArena:
         self.ro_path = "/data" if "/data" not in taken else "/probe-data"
         self.rw_path = "/out" if "/out" not in taken else "/probe-out"
         self.rw_max_bytes = 1 << 20
+        if not policy.layers.os:
+            # Nothing makes a mount private without the OS layer: said so, for research.
+            policy = policy.with_writes("direct")
         self.policy = policy.with_mounts(
             Mount(sandbox_path=self.ro_path, host_path=str(self.ro), mode="ro"),
             Mount(

@@ -71,6 +71,7 @@ def serve(
             os_layer=layers["os"],
             mounts=config.get("mounts", []),
             private_writes=bool(config.get("private_writes")),
+            private_via=str(config.get("private_via", "overlay")),
         )
         report["language"] = "active" if layers["language"] else "off"
         reseed_random()

@@ -109,14 +109,19 @@ def private_layers() -> list[int]:
 
 
 def _make_private(
-    mounts: Sequence[dict[str, Any]], limits: dict[str, Any], entered: bool
+    mounts: Sequence[dict[str, Any]], limits: dict[str, Any], entered: bool, via: str
 ) -> tuple[str, int]:
     """Cover the writable mounts with private views: (the report's state, the bytes
-    their tmpfs may hold). Raises when a cover broke half-way (no state to run in)."""
+    their tmpfs may hold). Raises when a cover broke half-way (no state to run in).
+
+    ``via``: "overlay" (falling back to staged copies where there is none) or "copy".
+    """
     if not entered:
         return "degraded: the worker has no mount namespace of its own", 0
     memory = int(limits["memory_mb"]) * 1024 * 1024
     try:
+        if via == "copy":
+            raise overlay.Unavailable(0, "staged copies asked for")
         covered = overlay.build(mounts, memory, staging.address_space_bytes())
     except overlay.Unavailable as exc:
         try:
@@ -137,6 +142,7 @@ def confine(
     os_layer: bool = True,
     mounts: Sequence[dict[str, Any]] = (),
     private_writes: bool = False,
+    private_via: str = "overlay",
 ) -> dict[str, str]:
     """Apply the mechanisms; return each one's state: "active", "off" (the policy's
     ``os`` layer is off) or "degraded: <why>" (this machine does not allow it).
@@ -162,7 +168,7 @@ def confine(
     reserved = 0
     if os_layer and private_writes:
         entered = namespaces.in_own_mount_namespace(report)
-        report["private_writes"], reserved = _make_private(mounts, limits, entered)
+        report["private_writes"], reserved = _make_private(mounts, limits, entered, private_via)
     report["privileges"] = _drop_privileges() if os_layer else "off"
     writable = [m for m in mounts if m["mode"] == "rw"]
     try:
