@@ -17,8 +17,10 @@ from typing import Any, Self
 
 from sandbox.errors import SandboxError
 from sandbox.execution import ErrorCode, Execution, WrittenFile
+from sandbox.host import resource_watch
 from sandbox.host.deaths import explain_death
 from sandbox.host.frames import RunDone, parse_worker_message
+from sandbox.host.resource_watch import RunCosts, RunWatch
 from sandbox.host.run_limits import capped_answer, refuse_source
 from sandbox.host.supply import FreshWorker, WorkerSupply
 from sandbox.host.tool_flight import CallRefused, Flight
@@ -38,11 +40,8 @@ from sandbox.protocol import (
     send_by,
 )
 
-#: How often a waiting run checks the worker's CPU time.
+#: How long a waiting run sleeps at most before it looks at its limits again.
 _POLL_S = 0.05
-#: How far the worker's own CPU count may run ahead of the kernel's (/proc counts in
-#: ticks, sampled: it lags a precise thread clock by a tick or two).
-_CPU_CLAIM_SLACK_S = 0.5
 #: How long a dead worker's exit notice is awaited (the zygote sends it at once).
 _EXIT_NOTICE_S = 2.0
 
@@ -58,7 +57,7 @@ class Session:
         self._loop = loop
         self._limits = supply.policy.limits
         self._worker: WorkerHandle | None = None
-        self._worker_cpu = 0.0
+        self._watch: RunWatch | None = None
         self._seq = 0
         # The mounts as the workers see them, resolved when the sandbox started.
         mounts = supply.worker_config["mounts"]
@@ -85,7 +84,7 @@ class Session:
         init = encode({"op": Op.INIT, "tools": self._tools.names})
         for _ in range(3):
             fresh = self._supply.acquire()
-            worker, self._worker_cpu = fresh.handle, fresh.process_cpu_s
+            worker = fresh.handle
             self.confinement = fresh.confinement
             if self._writes is not None:
                 self._attach_writes(fresh)
@@ -208,9 +207,8 @@ class Session:
         started = time.perf_counter()
         # Time spent in host tools does not count against the script (flight.paused).
         deadline = started + limits.wall_s
-        # The worker's own CPU clock at the end of its previous message; /proc is read
-        # only when a run lasts longer than one poll interval.
-        cpu_start = self._worker_cpu
+        # CPU is the kernel's count, read on a timer whatever the channel does.
+        watch = self._watch = resource_watch.watch(worker.pid, limits.cpu_hard_s, worker.kill)
         self._seq += 1
         try:
             if self._pause_between_runs:
@@ -218,6 +216,8 @@ class Session:
             if not send_by(worker.sock, encode_run(source, self._seq), deadline):
                 return self._killed(worker, ErrorCode.TIMEOUT, started, flight)
             while True:
+                if (limit := watch.exceeded()) is not None:
+                    return self._killed(worker, limit, started, flight)
                 frame = worker.reader.next_frame()
                 if frame is None:
                     now = time.perf_counter()
@@ -233,15 +233,6 @@ class Session:
                     ready, _, _ = select.select(waited, [], [], min(remaining, _POLL_S))
                     if worker.sock in ready:
                         worker.reader.fill()
-                    if ready:
-                        continue
-                    cpu = worker.cpu_seconds()
-                    if cpu is not None and cpu - cpu_start > limits.cpu_hard_s:
-                        return self._killed(worker, ErrorCode.CPU_LIMIT, started, flight)
-                    if cpu is not None and cpu_start - cpu > _CPU_CLAIM_SLACK_S:
-                        # The worker's own count (its last done) is ahead of the kernel's:
-                        # a worker claiming more would put off the check above at will.
-                        raise ValueError("protocol violation: the worker overstated its CPU time")
                     continue
                 message = parse_worker_message(frame)
                 if message.op == Op.CALL:
@@ -258,19 +249,23 @@ class Session:
                     if self._pause_between_runs:
                         # Nothing may run between two runs, whatever the script left behind.
                         worker.pause()
-                    self._worker_cpu = message.process_cpu_s
+                    if (limit := watch.exceeded()) is not None:
+                        return self._killed(worker, limit, started, flight)
                     return self._finished(message, len(frame), started, flight)
                 else:
                     raise ValueError(f"unexpected {message.op!r} message during a run")
         except CallRefused as exc:
             return self._killed(worker, exc.code, started, flight, exc.message)
         except (ChannelClosed, OSError):
+            if (limit := watch.exceeded()) is not None:
+                return self._killed(worker, limit, started, flight)
             return self._died(worker, started, flight, detail=None)
         except (FrameTooLarge, ValueError) as exc:
             worker.kill()
             return self._died(worker, started, flight, detail=str(exc))
         finally:
             flight.close()  # idempotent: nothing is left in flight, whatever happened
+            watch.finish()
 
     def _finished(
         self,
@@ -280,6 +275,7 @@ class Session:
         flight: Flight,
     ) -> Execution:
         records = flight.close()
+        costs = self._costs()
         output, stdout, truncated, error_code = capped_answer(message, frame_size, self._limits)
         overdrawn = self._check_writes()
         if overdrawn is not None:
@@ -294,8 +290,8 @@ class Session:
             stdout_truncated=truncated,
             error_code=error_code,
             duration_s=time.perf_counter() - started - flight.tool_time,
-            cpu_s=message.cpu_s,
-            peak_memory_bytes=message.peak_memory_bytes,
+            cpu_s=costs.cpu_s,
+            peak_memory_bytes=costs.peak_memory_bytes,
             tool_calls=records,
             confinement=self.confinement,
             files=self._files_written(),
@@ -332,8 +328,7 @@ class Session:
         flight: Flight,
         message: str | None = None,
     ) -> Execution:
-        cpu = worker.cpu_seconds() or 0.0
-        peak = worker.memory_bytes() or 0  # read while /proc still has it
+        costs = self._costs()  # read while /proc still has the worker
         self._retire(worker)
         records, tool_time = flight.close(), flight.tool_time
         message = message or explain(code.value, self._limits.model_dump())
@@ -342,8 +337,8 @@ class Session:
             output=Error(message=message + unchecked),
             error_code=code,
             duration_s=time.perf_counter() - started - tool_time,
-            cpu_s=cpu,
-            peak_memory_bytes=peak,
+            cpu_s=costs.cpu_s,
+            peak_memory_bytes=costs.peak_memory_bytes,
             tool_calls=records,
             confinement=self.confinement,
             files=files,
@@ -358,7 +353,7 @@ class Session:
     ) -> Execution:
         killed_by_host = worker.killed_by_host
         records, tool_time = flight.close(), flight.tool_time
-        peak = worker.memory_bytes() or 0
+        costs = self._costs()
         self._retire(worker, release=False)
         files, unchecked = self._writes_of_stopped_run()
         origin = worker.origin
@@ -380,11 +375,16 @@ class Session:
             output=Error(message=death.message + unchecked),
             error_code=death.code,
             duration_s=time.perf_counter() - started - tool_time,
-            peak_memory_bytes=peak,
+            cpu_s=costs.cpu_s,
+            peak_memory_bytes=costs.peak_memory_bytes,
             tool_calls=records,
             confinement=self.confinement,
             files=files,
         )
+
+    def _costs(self) -> RunCosts:
+        """The run's costs as the host measured them (``resource_watch.py``)."""
+        return self._watch.finish() if self._watch is not None else RunCosts(0.0, 0)
 
     def _writes_of_stopped_run(self) -> tuple[list[WrittenFile], str]:
         """What a stopped or dead worker's run wrote, and a sentence for its message if

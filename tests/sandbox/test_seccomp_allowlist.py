@@ -316,3 +316,27 @@ def test_process_groups_and_sessions_only_of_the_worker_itself(call: str) -> Non
         return [*own, attempt(lambda: function(PARENT)), attempt(lambda: function(1))]
 
     assert in_child(body) == [True, True, "EPERM", "EPERM"]
+
+
+#: Calls that would charge a per-user kernel budget of the host's user (counted up the
+#: worker's user namespaces, or by uid): none may pass the filter.
+PER_USER_BUDGETS = {
+    "namespaces": ("unshare", "setns", "clone", "clone3", "fork", "vfork"),
+    "inotify": ("inotify_init", "inotify_init1", "inotify_add_watch"),
+    "fanotify": ("fanotify_init", "fanotify_mark"),
+    "epoll watches": ("epoll_create", "epoll_create1", "epoll_ctl"),
+    "keys": ("add_key", "request_key", "keyctl"),
+    "locks": ("flock",),
+    "locked memory": ("mlock", "mlock2", "mlockall", "io_uring_setup"),
+    "POSIX message queues": ("mq_open", "mq_timedsend"),
+    "POSIX timers": ("timer_create",),
+    "SysV IPC": ("shmget", "msgget", "semget"),
+    "BPF and perf": ("bpf", "perf_event_open"),
+}
+
+
+def test_no_call_that_charges_a_per_user_budget_is_allowed() -> None:
+    allowed = {name for group in syscalls.ALLOWED.values() for name in group}
+    allowed |= {*syscalls.FILE_WRITES, *syscalls.METADATA, *syscalls.CHECKED}
+    for budget, calls in PER_USER_BUDGETS.items():
+        assert not allowed & set(calls), budget

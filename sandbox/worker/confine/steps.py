@@ -24,6 +24,8 @@ from typing import Any
 from sandbox.worker.confine import landlock, namespaces, overlay, privileges, staging
 from sandbox.worker.confine.seccomp import die_with_parent, install_syscall_filter
 
+#: Signals a worker may have queued at once (its own timers use a few).
+SIGPENDING = 32
 #: This worker's upper layers (``overlay.py``), for its hello: the host opens them.
 _layers: list[int] = []
 
@@ -47,7 +49,12 @@ def apply_rlimits(
         (resource.RLIMIT_CORE, (0, 0)),
         (resource.RLIMIT_NPROC, (0, 0)),
         (resource.RLIMIT_MEMLOCK, (0, 0)),
+        # Per-user budgets a worker would charge up its user namespaces to the host's
+        # user: queued signals (the host's own sigqueue and timers fail once they are
+        # spent) and POSIX message queue bytes.
+        (resource.RLIMIT_SIGPENDING, (SIGPENDING, SIGPENDING)),
         (resource.RLIMIT_MSGQUEUE, (0, 0)),
+        (resource.RLIMIT_RTPRIO, (0, 0)),
     ]
     for which, value in settings:
         resource.setrlimit(which, value)
