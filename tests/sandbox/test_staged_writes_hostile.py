@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from sandbox import ErrorCode, FinalResult, Mount, Sandbox, SandboxPolicy
+from sandbox import ErrorCode, Execution, FinalResult, Mount, Sandbox, SandboxPolicy
 
 MB = 1_000_000
 #: Directory names long enough that a few of them make a path beyond PATH_MAX (4096).
@@ -257,6 +257,10 @@ def test_names_are_applied_byte_for_byte(sandbox: Sandbox, out: Path) -> None:
         assert ex.ok, ex.output
     names = {os.fsencode(p.name) for p in out.iterdir()}
     assert names == {b"link", b"new\nline", b"\xff\xfe", b"-rf", b" "}
+    # Reported escaped: the result serializes whatever the names.
+    shown = ["/out/ ", "/out/-rf", "/out/\\xff\\xfe", "/out/new\\x0aline"]
+    assert sorted(f.path for f in ex.files) == shown
+    assert Execution.model_validate_json(ex.model_dump_json()).files == ex.files
     assert (out / os.fsdecode(b"\xff\xfe")).read_bytes() == b"\xff\xfe"
 
 
