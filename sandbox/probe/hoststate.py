@@ -15,8 +15,10 @@ or never answered).
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import resource
+import signal
 import threading
 import time
 from dataclasses import dataclass
@@ -137,3 +139,21 @@ class Opener:
         self._thread.join(timeout=10)
         if self._thread.is_alive():
             self.failures.append("an open still hangs")
+
+
+class _SigVal(ctypes.Union):
+    _fields_ = [("sival_int", ctypes.c_int), ("sival_ptr", ctypes.c_void_p)]
+
+
+def can_queue_signal() -> bool:
+    """Whether a process of the host's user can queue a real-time signal now: a worker
+    that spent the user's pending-signal budget would make the host's own ``sigqueue``
+    and timers fail. Tried in a forked child, which blocks the signal first."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the child
+        number = signal.SIGRTMIN + 3
+        signal.pthread_sigmask(signal.SIG_BLOCK, [number])
+        os._exit(0 if libc.sigqueue(ctypes.c_int(os.getpid()), number, _SigVal(0)) == 0 else 1)
+    _, status = os.waitpid(pid, 0)
+    return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0

@@ -18,7 +18,7 @@ REASON = unavailable()
 pytestmark = pytest.mark.skipif(REASON is not None, reason=f"cannot run as nobody: {REASON}")
 
 #: The corpus categories that attack the machine rather than the language layer.
-CATEGORIES = ("os", "filesystem", "procfs", "processes", "environment")
+CATEGORIES = ("os", "filesystem", "symlink", "channel", "procfs", "processes", "environment")
 
 #: Test files that attack the host with the language layer off (root-only tests skip).
 HOST_ATTACKS = (
