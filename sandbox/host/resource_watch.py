@@ -91,8 +91,8 @@ class RunWatch:
     def tick(self) -> bool:
         """Read the worker's CPU now; kill it past its limit. False once done with it."""
         now = self._read()
-        if now is None:
-            return False
+        if now is None or self._costs is not None:
+            return False  # gone, or its run is over (its worker may be released)
         if now - self._start > self._limit:
             self._exceeded = ErrorCode.CPU_LIMIT
             self._kill()
