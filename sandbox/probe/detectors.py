@@ -55,6 +55,7 @@ class Evidence:
     host_signals_blocked: bool = False
     worker_cpu_s: float = 0.0
     victim: list[str] = field(default_factory=list)
+    other_pids: list[int] = field(default_factory=list)
     contacted: list[str] = field(default_factory=list)
     decoy_killed: bool = False
     survivors: str = ""
@@ -94,6 +95,7 @@ def judge(evidence: Evidence, bounds: Bounds) -> list[str]:
     if e.host_signals_blocked:
         effects.append("the host's user could not queue a signal while the session was open")
     effects += e.victim
+    effects += [f"the worker named another process of the sandbox (pid {n})" for n in e.other_pids]
     if e.worker_cpu_s > b.cpu_hard_s + b.cpu_slack_s:
         effects.append(f"the worker used {e.worker_cpu_s:.1f} s of CPU against {b.cpu_hard_s:g} s")
     effects += [f"{what} was contacted" for what in e.contacted]

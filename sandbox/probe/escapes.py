@@ -97,6 +97,8 @@ class RunRecord:
     host_signals_blocked: bool = False
     worker_cpu_s: float = 0.0
     victim: list[str] = field(default_factory=list)
+    #: The sandbox's other processes, by their pid inside its PID namespace.
+    others: list[int] = field(default_factory=list)
 
 
 def observe(
@@ -130,6 +132,7 @@ def observe(
         host_signals_blocked=record.host_signals_blocked,
         worker_cpu_s=record.worker_cpu_s,
         victim=record.victim,
+        other_pids=[n for n in record.others if f"other-pid={n}" in dump],
         contacted=arena.contacted(),
         decoy_killed=arena.decoy_killed,
         survivors=census.describe(survivors),
@@ -192,6 +195,11 @@ def run_case(stage: SandboxHolder, suite: SuiteArena, case: AttackCase) -> CaseR
             record.worker_cpu_s = used
             # While the worker still holds whatever it queued.
             record.host_signals_blocked = not can_queue_signal()
+            record.others = [
+                n
+                for pid in stage.sandbox.processes() - {worker}
+                if (n := procinfo.namespace_pid(pid)) is not None
+            ]
             record.host_before = host_before
             record.busy = _busy(session.pid) if execution.error_code is None else False
             record.tied = census.tied_to(worker) | census.tied_to(session.pid)

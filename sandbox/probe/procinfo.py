@@ -105,3 +105,16 @@ class CpuSampler:
         if self._thread.is_alive():
             self._thread.join(1)
         return self.used
+
+
+def namespace_pid(pid: int) -> int | None:
+    """``pid``'s number inside its own PID namespace, if that is a child of this one."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("NSpid:"):
+                    numbers = line.split()[1:]
+                    return int(numbers[-1]) if len(numbers) > 1 else None
+    except (OSError, ValueError):
+        return None
+    return None
