@@ -1,8 +1,9 @@
 """With the language layer off, the OS layer alone must stop every attack on the host.
 
-Attacks run as plain Python in the worker. A writable mount's total is held by staging
-its writes in a private tmpfs (user namespaces); where this machine refuses those, the
-quota case is skipped with the reason.
+Attacks run as plain Python in the worker. A writable mount's total is held by private
+writes (each session its own copy-on-write view, user namespaces); where this machine
+refuses those, the quota case is skipped with the reason (or fails, where full
+confinement is required).
 """
 
 from __future__ import annotations
