@@ -137,8 +137,9 @@ def test_nested_writable_mounts_are_each_private(tmp_path: Path) -> None:
         SandboxPolicy.preset("default")
         .with_layers(language=False)
         .with_mounts(
-            Mount(sandbox_path="/a", host_path=str(outer), mode="rw"),
+            # Inner first: each is covered in its place all the same.
             Mount(sandbox_path="/b", host_path=str(inner), mode="rw"),
+            Mount(sandbox_path="/a", host_path=str(outer), mode="rw"),
         )
     )
     with Sandbox(policy) as sandbox, sandbox.session() as session:

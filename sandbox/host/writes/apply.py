@@ -120,12 +120,16 @@ def _step(
     had nothing at ``parts`` before."""
     if change.kind not in (FILE, DIRECTORY, REMOVED):
         raise OSError(errno.EPERM, f"a {change.kind}, which is not applied")
-    parent = host.parent(parts)
     name = parts[-1]
-    before = lstat_at(parent, name)
     if change.kind == REMOVED:
+        try:
+            parent = host.parent(parts)
+        except FileNotFoundError:
+            return False  # its directory is gone already: nothing to remove
         remove_entry(parent, name)
         return False
+    parent = host.parent(parts)
+    before = lstat_at(parent, name)
     if change.kind == DIRECTORY:
         # A directory replaces what is there once: when it first is opaque.
         again = was is not None and was.opaque and was.stamp[0] == change.stamp[0]

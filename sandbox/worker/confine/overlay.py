@@ -164,6 +164,10 @@ def second_binds(writable: Sequence[dict[str, Any]]) -> dict[str, str]:
     return binds
 
 
+def _depth(mount: dict[str, Any]) -> int:
+    return str(mount["host_path"]).rstrip("/").count("/")
+
+
 def _place(mount_fd: int, target: str) -> None:
     _call("move_mount", mount_fd, b"", _AT_FDCWD, os.fsencode(target), _MOVE_MOUNT_F_EMPTY_PATH)
 
@@ -198,8 +202,10 @@ def build(mounts: Sequence[dict[str, Any]], memory_bytes: int, address_space: in
             os.close(fd)
         raise Unavailable(exc.errno, f"no overlay here: {exc.strerror or exc}") from None
     binds = second_binds(writable)
+    # Outer directories first: a writable mount inside another one is covered on top.
+    placing = sorted(zip(writable, overlays, strict=True), key=lambda p: _depth(p[0]))
     try:
-        for mount, overlay in zip(writable, overlays, strict=True):
+        for mount, overlay in placing:
             _place(overlay, mount["host_path"])
             if mount["host_path"] in binds:
                 clone = _call(
