@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -29,33 +30,90 @@ TICK_S = 0.02
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
+class _Meter:
+    """A process's /proc files, opened once and read again with ``pread``: a run reads
+    them when it starts and ends, and opening them costs several times the read."""
+
+    NAMES = ("stat", "schedstat", "status")
+
+    def __init__(self, pid: int) -> None:
+        self.fds: dict[str, int] = {}
+        for name in self.NAMES:
+            try:
+                self.fds[name] = os.open(f"/proc/{pid}/{name}", os.O_RDONLY | os.O_CLOEXEC)
+            except OSError:
+                if name == "stat":
+                    self.close()
+                    raise
+
+    def read(self, name: str) -> bytes | None:
+        fd = self.fds.get(name)
+        try:
+            return os.pread(fd, 4096, 0) if fd is not None else None
+        except OSError:  # ESRCH: the process is gone (a new one with its pid is not it)
+            return None
+
+    def close(self) -> None:
+        for fd in self.fds.values():
+            os.close(fd)
+        self.fds.clear()
+
+
+#: Meters of the workers measured lately, the least recently used first.
+_METERS: OrderedDict[int, _Meter] = OrderedDict()
+_METERS_LOCK = threading.Lock()
+_MAX_METERS = 16
+
+
+def _read(pid: int, name: str) -> bytes | None:
+    """``/proc/<pid>/<name>`` now, through a kept descriptor (None once it is gone)."""
+    with _METERS_LOCK:
+        meter = _METERS.pop(pid, None)
+        if meter is None:
+            try:
+                meter = _Meter(pid)
+            except OSError:
+                return None
+        data = meter.read(name)
+        if data is None and name == "stat":
+            meter.close()  # gone: a later process with this pid gets a meter of its own
+            return None
+        _METERS[pid] = meter
+        while len(_METERS) > _MAX_METERS:
+            _METERS.popitem(last=False)[1].close()
+        return data
+
+
 def cpu_seconds(pid: int) -> float | None:
     """CPU time of ``pid`` (None once it is gone): its threads' user plus system time,
     counted in clock ticks, or its main thread's to the nanosecond where that is more
     (a worker has one thread; a short run then reads more than 0)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as stat:
-            fields = stat.read().rsplit(b")", 1)[1].split()
-    except (OSError, IndexError):
+    stat = _read(pid, "stat")
+    if stat is None:
         return None
-    ticks = (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
     try:
-        with open(f"/proc/{pid}/schedstat", "rb") as schedstat:
-            return max(ticks, int(schedstat.read().split()[0]) / 1e9)
-    except (OSError, IndexError, ValueError):
+        fields = stat.rsplit(b")", 1)[1].split()
+        ticks = (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
+    except (IndexError, ValueError):
+        return None
+    try:
+        return max(ticks, int((_read(pid, "schedstat") or b"").split()[0]) / 1e9)
+    except (IndexError, ValueError):
         return ticks
 
 
 def peak_memory_bytes(pid: int) -> int | None:
     """Peak resident set size of ``pid`` (None once it is gone)."""
-    try:
-        with open(f"/proc/{pid}/status", "rb") as status:
-            for line in status:
-                if line.startswith(b"VmHWM:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
+    status = _read(pid, "status")
+    if status is None:
         return None
-    return None
+    start = status.find(b"\nVmHWM:")
+    if start < 0:
+        return None
+    try:
+        return int(status[start + 7 :].split(None, 2)[0]) * 1024
+    except (IndexError, ValueError):
+        return None
 
 
 @dataclass(frozen=True)
