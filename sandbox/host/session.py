@@ -208,7 +208,7 @@ class Session:
         # Time spent in host tools does not count against the script (flight.paused).
         deadline = started + limits.wall_s
         # CPU is the kernel's count, read on a timer whatever the channel does.
-        watch = self._watch = resource_watch.watch(worker.pid, limits.cpu_hard_s, worker.kill)
+        watch = self._watch = resource_watch.watch(worker, limits.cpu_hard_s)
         self._seq += 1
         try:
             if self._pause_between_runs:
