@@ -145,13 +145,17 @@ class _SigVal(ctypes.Union):
     _fields_ = [("sival_int", ctypes.c_int), ("sival_ptr", ctypes.c_void_p)]
 
 
-def can_queue_signal() -> bool:
-    """Whether a process of the host's user can queue a real-time signal now: a worker
-    that spent the user's pending-signal budget would make the host's own ``sigqueue``
-    and timers fail. Tried in a forked child, which blocks the signal first."""
+def can_queue_signal(uid: int | None = None) -> bool:
+    """Whether a process of the host's user (or of ``uid``, as root) can queue a
+    real-time signal now: a worker that spent the user's pending-signal budget would
+    make the host's own ``sigqueue`` and timers fail. Tried in a forked child, which
+    blocks the signal first."""
     libc = ctypes.CDLL(None, use_errno=True)
     pid = os.fork()
     if pid == 0:  # pragma: no cover - runs in the child
+        if uid is not None:
+            os.setgid(uid)
+            os.setuid(uid)
         number = signal.SIGRTMIN + 3
         signal.pthread_sigmask(signal.SIG_BLOCK, [number])
         os._exit(0 if libc.sigqueue(ctypes.c_int(os.getpid()), number, _SigVal(0)) == 0 else 1)
