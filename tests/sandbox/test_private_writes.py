@@ -178,3 +178,25 @@ def test_a_copy_too_big_refuses_the_session_rather_than_fail_open(
         with pytest.raises(SandboxError, match="cannot be made private") as refused:
             sandbox.session()
     assert "entries" in str(refused.value) or "bytes" in str(refused.value)
+
+
+@pytest.mark.timeout(120)
+def test_the_worker_cannot_reach_its_upper_layer_but_through_the_overlay(tmp_path: Path) -> None:
+    # The worker keeps its descriptor of the layer's tmpfs for the host to open; Landlock
+    # refuses every path beneath it (nothing there is granted).
+    script = (
+        "import os\nout = []\n"
+        "for fd in range(3, 32):\n"
+        "    for name in ('upper/planted', 'upper', 'work'):\n"
+        "        try:\n"
+        "            os.close(os.open(name, os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd))\n"
+        "            out.append([fd, name])\n"
+        "        except OSError:\n"
+        "            pass\n"
+        "final_result(out)"
+    )
+    with Sandbox(_policy(tmp_path, language=False), spares=0) as sandbox:
+        with sandbox.session() as session:
+            ran = session.run(script)
+    assert ran.output.value == []  # type: ignore[union-attr]
+    assert list(tmp_path.iterdir()) == []
