@@ -8,8 +8,8 @@ or removes lands there — new and copied-up files, directories, whiteouts for r
 The host opens that tmpfs once, through ``/proc/<pid>/fd`` before any script ran, reads
 it after each run as hostile input and applies the session's own changes
 (``sandbox/host/writes/``). The worker's own descriptor of the tmpfs leads nowhere:
-Landlock, applied afterwards, grants no path beneath it. The cost does not depend on the directory's size: nothing is
-copied until the script changes it.
+Landlock, applied afterwards, grants no path beneath it. The cost does not depend on
+the directory's size: nothing is copied until the script changes it.
 
 The tmpfs holds the mount's budget and some slack for page rounding, in pages the
 worker's address-space limit does not see: their size comes off it (``reserved_bytes``).
