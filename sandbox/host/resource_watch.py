@@ -11,10 +11,11 @@ run loop asks :meth:`RunWatch.exceeded` on each iteration, and takes ``cpu_s`` a
 stops a worker on its own too, at ``session_cpu_s`` (``RLIMIT_CPU``).
 
 The interface is small on purpose: :func:`watch` when a run starts, ``exceeded`` on
-every iteration of whatever loop drives the run, ``finish`` when it ends. A worker's
-/proc files are opened once and read again with ``pread`` (opening them costs several
-times the read: about 55 µs a run for both reads, with the machine loaded); they are
-closed when the worker's handle goes away.
+every iteration of whatever loop drives the run, ``finish`` when it ends, and
+:func:`release` when the session lets its worker go. A worker's /proc files are opened
+once and read again with ``pread`` (opening them costs several times the read: about
+55 µs a run for both reads, with the machine loaded); :func:`release` closes them, or
+else the worker's handle going away does.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ from sandbox.execution import ErrorCode
 
 #: How often the watcher reads each running worker's CPU time.
 TICK_S = 0.02
+#: How long the watcher's thread waits without a run before it ends.
+IDLE_S = 2.0
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
@@ -41,6 +44,7 @@ class _Meter:
     NAMES = ("stat", "schedstat", "status")
 
     def __init__(self, pid: int) -> None:
+        self.lock = threading.Lock()
         self.fds: dict[str, int] = {}
         for name in self.NAMES:
             try:
@@ -51,16 +55,18 @@ class _Meter:
                     raise
 
     def read(self, name: str) -> bytes | None:
-        fd = self.fds.get(name)
-        try:
-            return os.pread(fd, 4096, 0) if fd is not None else None
-        except OSError:  # ESRCH: the process is gone (a new one with its pid is not it)
-            return None
+        with self.lock:  # never a descriptor closed (and its number reused) meanwhile
+            fd = self.fds.get(name)
+            try:
+                return os.pread(fd, 4096, 0) if fd is not None else None
+            except OSError:  # ESRCH: the process is gone (a new one with its pid is not it)
+                return None
 
     def close(self) -> None:
-        for fd in self.fds.values():
-            os.close(fd)
-        self.fds.clear()
+        with self.lock:
+            for fd in self.fds.values():
+                os.close(fd)
+            self.fds.clear()
 
 
 class Watched(Protocol):
@@ -73,7 +79,7 @@ class Watched(Protocol):
     def kill(self) -> None: ...
 
 
-#: Each watched worker's meter, closed when the worker's handle goes away.
+#: Each watched worker's meter, closed by :func:`release`, or when its handle goes away.
 _METERS: weakref.WeakKeyDictionary[Any, _Meter] = weakref.WeakKeyDictionary()
 _METERS_LOCK = threading.Lock()
 
@@ -89,6 +95,14 @@ def _meter(worker: Watched) -> _Meter | None:
             _METERS[worker] = meter
             weakref.finalize(worker, meter.close)
         return meter
+
+
+def release(worker: Watched) -> None:
+    """Close ``worker``'s kept descriptors (its session is done with it)."""
+    with _METERS_LOCK:
+        meter = _METERS.pop(worker, None)
+    if meter is not None:
+        meter.close()
 
 
 def _read(meter: _Meter | None, name: str) -> bytes | None:
@@ -196,7 +210,7 @@ class _Watcher:
     def add(self, run: RunWatch) -> None:
         with self._lock:
             self._runs.add(run)
-            if self._thread is None or not self._thread.is_alive():
+            if self._thread is None:
                 self._thread = threading.Thread(
                     target=self._loop, name="sandbox-resource-watch", daemon=True
                 )
@@ -210,8 +224,11 @@ class _Watcher:
     def _loop(self) -> None:
         while True:
             with self._lock:
-                while not self._runs:
-                    self._lock.wait()
+                # Idle: the thread waits a while for the next run (runs of a session
+                # follow one another), then ends; the next run starts another.
+                if not self._runs and not self._lock.wait_for(lambda: self._runs, IDLE_S):
+                    self._thread = None
+                    return
                 runs = list(self._runs)
             for run in runs:
                 if not run.tick():

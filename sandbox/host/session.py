@@ -122,6 +122,7 @@ class Session:
 
     def _release(self, worker: WorkerHandle) -> None:
         worker.close()
+        resource_watch.release(worker)
         self._supply.release(worker)
 
     @property
@@ -315,6 +316,7 @@ class Session:
     def _retire(self, worker: WorkerHandle, *, release: bool = True) -> None:
         """Kill ``worker`` for good; the session's next run starts in a fresh one."""
         worker.close()
+        resource_watch.release(worker)
         if release:
             self._supply.release(worker)
         self._worker = None

@@ -145,11 +145,21 @@ class _SigVal(ctypes.Union):
     _fields_ = [("sival_int", ctypes.c_int), ("sival_ptr", ctypes.c_void_p)]
 
 
-def can_queue_signal(uid: int | None = None) -> bool:
+def can_queue_signal(uid: int | None = None, attempts: int = 3) -> bool:
     """Whether a process of the host's user (or of ``uid``, as root) can queue a
     real-time signal now: a worker that spent the user's pending-signal budget would
     make the host's own ``sigqueue`` and timers fail. Tried in a forked child, which
-    blocks the signal first."""
+    blocks the signal first; a few times, as ``sigqueue`` also fails for a moment on a
+    busy machine (its allocation), while a spent budget stays spent."""
+    for attempt in range(attempts):
+        if attempt:
+            time.sleep(0.1)
+        if _queue_one(uid):
+            return True
+    return False
+
+
+def _queue_one(uid: int | None) -> bool:
     libc = ctypes.CDLL(None, use_errno=True)
     pid = os.fork()
     if pid == 0:  # pragma: no cover - runs in the child
