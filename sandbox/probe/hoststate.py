@@ -145,29 +145,34 @@ class _SigVal(ctypes.Union):
     _fields_ = [("sival_int", ctypes.c_int), ("sival_ptr", ctypes.c_void_p)]
 
 
-def can_queue_signal(uid: int | None = None, attempts: int = 3) -> bool:
-    """Whether a process of the host's user (or of ``uid``, as root) can queue a
-    real-time signal now: a worker that spent the user's pending-signal budget would
-    make the host's own ``sigqueue`` and timers fail. Tried in a forked child, which
-    blocks the signal first; a few times, as ``sigqueue`` also fails for a moment on a
-    busy machine (its allocation), while a spent budget stays spent."""
-    for attempt in range(attempts):
-        if attempt:
-            time.sleep(0.1)
-        if _queue_one(uid):
-            return True
-    return False
-
-
-def _queue_one(uid: int | None) -> bool:
+def can_queue_signal(uid: int | None = None) -> bool:
+    """Whether the host's user (or ``uid``, as root) still has its pending-signal budget:
+    a worker that spent it would make the host's own ``sigqueue`` and timers fail. A
+    forked child blocks a real-time signal and queues it to itself; a refusal counts only
+    when the user's count (``SigQ`` in /proc) has reached its limit — ``sigqueue`` also
+    fails for a moment when the kernel cannot allocate the entry (memory pressure)."""
     libc = ctypes.CDLL(None, use_errno=True)
     pid = os.fork()
     if pid == 0:  # pragma: no cover - runs in the child
-        if uid is not None:
-            os.setgid(uid)
-            os.setuid(uid)
-        number = signal.SIGRTMIN + 3
-        signal.pthread_sigmask(signal.SIG_BLOCK, [number])
-        os._exit(0 if libc.sigqueue(ctypes.c_int(os.getpid()), number, _SigVal(0)) == 0 else 1)
+        spent = 0
+        try:
+            if uid is not None:
+                os.setgid(uid)
+                os.setuid(uid)
+            number = signal.SIGRTMIN + 3
+            signal.pthread_sigmask(signal.SIG_BLOCK, [number])
+            if libc.sigqueue(ctypes.c_int(os.getpid()), number, _SigVal(0)) != 0:
+                spent = int(_pending_signals_spent())
+        finally:
+            os._exit(spent)
     _, status = os.waitpid(pid, 0)
-    return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+    return not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 1)
+
+
+def _pending_signals_spent() -> bool:
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("SigQ:"):
+                used, limit = line.split()[1].split("/")
+                return int(used) >= int(limit)
+    return False

@@ -8,14 +8,12 @@ in an ``Execution`` are the host's figures, never the worker's claims.
 
 from __future__ import annotations
 
-import ctypes
-import os
-import signal
 import time
 
 import pytest
 
 from sandbox import Sandbox, SandboxPolicy
+from sandbox.probe.hoststate import can_queue_signal
 
 POLICY = (
     SandboxPolicy.preset("default")
@@ -96,25 +94,6 @@ def test_costs_are_the_hosts_figures_not_the_workers_claims() -> None:
     assert ran.peak_memory_bytes > 10 << 20
 
 
-_libc = ctypes.CDLL(None, use_errno=True)
-
-
-class _SigVal(ctypes.Union):
-    _fields_ = [("sival_int", ctypes.c_int), ("sival_ptr", ctypes.c_void_p)]
-
-
-def _host_can_queue_a_signal() -> bool:
-    """Whether a process of the host's user can queue a real-time signal now (tried in a
-    forked child, which blocks it and queues it to itself)."""
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - runs in the child
-        number = signal.SIGRTMIN + 3
-        signal.pthread_sigmask(signal.SIG_BLOCK, [number])
-        os._exit(0 if _libc.sigqueue(ctypes.c_int(os.getpid()), number, _SigVal(0)) == 0 else 1)
-    _, status = os.waitpid(pid, 0)
-    return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
-
-
 FLOOD = """
 import ctypes, os, signal
 libc = ctypes.CDLL(None, use_errno=True)
@@ -131,12 +110,12 @@ final_result([queued, os.strerror(ctypes.get_errno())])
 
 @pytest.mark.timeout(120)
 def test_pending_signals_cannot_starve_the_hosts_queue() -> None:
-    assert _host_can_queue_a_signal()
+    assert can_queue_signal()
     results: list[bool] = []
     with Sandbox(POLICY, spares=0) as sandbox, sandbox.session() as session:
         flooded = session.run(FLOOD)
         # The worker holds its queued signals while the session lives.
-        results.append(_host_can_queue_a_signal())
+        results.append(can_queue_signal())
     queued, why = flooded.output.value  # type: ignore[union-attr]
     assert why == "Resource temporarily unavailable"
     assert queued <= 64
