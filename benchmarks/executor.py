@@ -28,6 +28,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks import private_writes
 from sandbox import Sandbox, SandboxPolicy
 from sandbox.worker.language.compiler import compile_script
 from sandbox.worker.language.modules import build_proxies, make_import
@@ -349,6 +350,7 @@ def measure(quick: bool) -> list[dict[str, Any]]:
             }
         )
     rows.extend(data_rows(quick))
+    rows.extend(private_writes.rows(quick))  # a writable mount's private view per session
     rows.append(
         {
             "id": "-",

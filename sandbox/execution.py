@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
 
 from sandbox.output import AnyScriptOutput
 
@@ -49,14 +49,57 @@ class ToolCallRecord(BaseModel):
     error: str | None = None
 
 
+def escape_name(name: str | bytes) -> str:
+    """A file name as text that any JSON, log line or terminal carries unchanged.
+
+    A name is bytes to the kernel. Valid UTF-8 stays as it is, except that each byte of
+    it that is not, each control character and the backslash itself are written
+    ``\\xNN`` (lower-case hex): ``b"r\\xff.txt"`` → ``r\\xff.txt``, a newline →
+    ``\\x0a``, ``a\\b`` → ``a\\x5cb``. Unambiguous, so the bytes can be recovered.
+    """
+    raw = name if isinstance(name, bytes) else name.encode("utf-8", "surrogateescape")
+    text = raw.decode("utf-8", "surrogateescape")
+    if text.isprintable() and "\\" not in text:
+        return text
+    out = []
+    for char in text:
+        if "\udc80" <= char <= "\udcff":
+            out.append(f"\\x{ord(char) - 0xDC00:02x}")
+        elif char == "\\" or (not char.isprintable() and ord(char) < 0x100):
+            out.append(f"\\x{ord(char):02x}")
+        elif not char.isprintable():
+            out.append("".join(f"\\x{b:02x}" for b in char.encode("utf-8", "surrogatepass")))
+        else:
+            out.append(char)
+    return "".join(out)
+
+
 class WrittenFile(BaseModel):
     """A file a run created or changed under a writable mount."""
 
     model_config = ConfigDict(frozen=True)
 
-    path: str = Field(description="Its path inside the sandbox, e.g. /out/plot.png.")
+    path: str = Field(
+        description="Its path inside the sandbox, e.g. /out/plot.png; a name that is not "
+        "printable UTF-8 is escaped (see escape_name)."
+    )
     size: int = Field(description="Its size in bytes after the run.")
     created: bool = Field(description="True if the run created it, False if it changed it.")
+
+    @field_validator("path")
+    @classmethod
+    def _serializable(cls, value: str) -> str:
+        # Whoever built it, a path JSON cannot carry (a lone surrogate: an undecodable
+        # byte of a name) is never stored as such; idempotent, so a record read back
+        # stays the same.
+        if not any("\ud800" <= char <= "\udfff" for char in value):
+            return value
+        return "".join(
+            (f"\\x{ord(c) - 0xDC00:02x}" if c >= "\udc80" else f"\\u{ord(c):04x}")
+            if "\ud800" <= c <= "\udfff"
+            else c
+            for c in value
+        )
 
 
 class ScriptImage(BaseModel):

@@ -14,7 +14,7 @@ import itertools
 import json
 import tomllib
 from pathlib import Path
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -30,10 +30,10 @@ from sandbox.policy_sections import Mount as Mount
 from sandbox.worker.language.guards import BUILTIN_NAMES
 from sandbox.worker.language.modules import CATALOG
 
-#: What "the OS layer fully active" means for uncurated modules (``write_staging`` is
-#: checked by the worker's own report where it applies).
+#: What "the OS layer fully active" means for uncurated modules (``private_writes`` is
+#: required of every worker with writable mounts, by every session: see Session).
 OS_LAYER_MECHANISMS: tuple[str, ...] = (
-    *(m for m in REQUIRABLE if m != "write_staging"),
+    *(m for m in REQUIRABLE if m != "private_writes"),
     "privileges",
 )
 
@@ -67,6 +67,12 @@ class SandboxPolicy(BaseModel):
     limits: Limits = Field(default_factory=Limits)
     layers: Layers = Field(default_factory=Layers)
     mounts: tuple[Mount, ...] = Field(default=(), description="Host directories for scripts.")
+    writes: Literal["private", "direct"] = Field(
+        "private",
+        description="How scripts write the rw mounts: 'private' (each session writes a "
+        "copy-on-write view; the host applies its changes after each run) or 'direct' "
+        "(the worker writes the host directory itself: outside the OS layer's boundary).",
+    )
     require: tuple[str, ...] = Field(
         default=(),
         description="Confinement mechanisms that must be active (e.g. ipc_namespace, "
@@ -156,6 +162,23 @@ class SandboxPolicy(BaseModel):
                 f"allow_modules: {', '.join(self.uncurated())} are contained by the OS layer "
                 "only, which this policy switches off (set trust_uncurated = true to run "
                 "them anyway, for research)"
+            )
+        return self
+
+    @model_validator(mode="after")
+    def _writes_private_or_said(self) -> Self:
+        if self.writes == "direct" and self.uncurated():
+            raise ValueError(
+                f"writes = 'direct' would let modules no one curated "
+                f"({', '.join(self.uncurated())}) write the host directories themselves; "
+                "they need private writes"
+            )
+        writable = any(m.mode == "rw" for m in self.mounts)
+        if writable and not self.layers.os and self.writes != "direct":
+            raise ValueError(
+                "mounts: a writable mount is made private to each session by the OS "
+                "layer, which this policy switches off; set writes = 'direct' to let "
+                "scripts write the host directory itself (outside the boundary)"
             )
         return self
 
@@ -266,6 +289,11 @@ class SandboxPolicy(BaseModel):
                 )
         return self._revised(mounts=[*self.mounts, *mounts])
 
+    def with_writes(self, writes: Literal["private", "direct"]) -> SandboxPolicy:
+        """A copy whose writable mounts are written ``"private"`` (each session its own
+        copy-on-write view, the default) or ``"direct"`` (outside the boundary)."""
+        return self._revised(writes=writes)
+
     def with_require(self, *names: str) -> SandboxPolicy:
         """A copy that also requires the confinement mechanisms ``names`` to be active."""
         return self._revised(require=[*self.require, *names])
@@ -301,12 +329,11 @@ class SandboxPolicy(BaseModel):
                 )
             mounts.append({**mount.model_dump(), "host_path": str(host)})
         _check_read_only_outside_writable(mounts)
-        layers = self.layers
         return {
-            # Plain Python writes through the kernel, which cannot cap a directory's
-            # total: such workers write to private copies instead (staging.py).
-            "stage_writes": not layers.language
-            and layers.os
+            # Each worker covers every writable mount with a private copy-on-write view
+            # (overlay.py), whatever the language layer; the host applies its changes.
+            "private_writes": self.layers.os
+            and self.writes == "private"
             and any(m["mode"] == "rw" for m in mounts),
             "modules": list(self.modules),
             "extra_modules": list(self.extra_modules),

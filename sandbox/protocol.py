@@ -168,6 +168,9 @@ class HelloFrame(TypedDict):
     pid: int
     confinement: dict[str, str]
     process_cpu_s: NotRequired[float]
+    #: The worker's descriptor of each writable mount's private upper layer, in mount
+    #: order (the host opens them through /proc before any script runs).
+    layers: NotRequired[list[int]]
 
 
 class CallFrame(TypedDict):
@@ -251,7 +254,9 @@ class WorkerConfig(TypedDict):
     policy_deny: NotRequired[dict[str, list[str]]]
     layers: NotRequired[dict[str, bool]]
     mounts: NotRequired[list[dict[str, Any]]]
-    stage_writes: NotRequired[bool]
+    private_writes: NotRequired[bool]
+    #: How: "overlay" (the default; staged copies where there is none) or "copy".
+    private_via: NotRequired[str]
 
 
 class ForkRequest(TypedDict):

@@ -43,6 +43,7 @@ class Hello(_Message):
     pid: int
     confinement: dict[str, str]
     process_cpu_s: Seconds = 0.0
+    layers: list[Annotated[int, Field(ge=0, le=1 << 20)]] = Field(default_factory=list)
 
 
 class Call(_Message):

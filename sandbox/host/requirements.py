@@ -11,7 +11,7 @@ from sandbox.errors import RequirementNotMet
 from sandbox.worker.confine.namespaces import MECHANISMS
 
 #: The confinement report's mechanisms a policy may require.
-REQUIRABLE = (*MECHANISMS, "filesystem", "syscall_filter", "rlimits", "write_staging")
+REQUIRABLE = (*MECHANISMS, "filesystem", "syscall_filter", "rlimits", "private_writes")
 
 
 def unmet(require: Iterable[str], confinement: Mapping[str, str]) -> dict[str, str]:

@@ -18,17 +18,18 @@ from typing import Any, Self, TypeVar
 
 from sandbox.errors import SandboxError, SnapshotError
 from sandbox.execution import ErrorCode, Execution, WrittenFile
+from sandbox.host import resource_watch
 from sandbox.host.deaths import explain_death
 from sandbox.host.frames import RunDone, parse_worker_message
+from sandbox.host.resource_watch import RunCosts, RunWatch
 from sandbox.host.run_limits import capped_answer, capped_images, refuse_source
 from sandbox.host.snapshots import ExchangeFailed, RestoreReport, Snapshot, give, take
-from sandbox.host.supply import WorkerSupply
+from sandbox.host.supply import FreshWorker, WorkerSupply
 from sandbox.host.tool_flight import CallRefused, Flight
 from sandbox.host.tools import ToolSet
 from sandbox.host.workers import WorkerHandle
-from sandbox.host.writes.changed import WrittenFiles
-from sandbox.host.writes.staged import StagedWrites
-from sandbox.host.writes.usage import MountUsage
+from sandbox.host.writes.direct import DirectWrites
+from sandbox.host.writes.private import PrivateWrites
 from sandbox.limits_text import explain
 from sandbox.output import Error
 from sandbox.protocol import (
@@ -41,11 +42,8 @@ from sandbox.protocol import (
     send_by,
 )
 
-#: How often a waiting run checks the worker's CPU time.
+#: How long a waiting run sleeps at most before it looks at its limits again.
 _POLL_S = 0.05
-#: How far the worker's own CPU count may run ahead of the kernel's (/proc counts in
-#: ticks, sampled: it lags a precise thread clock by a tick or two).
-_CPU_CLAIM_SLACK_S = 0.5
 #: How long a dead worker's exit notice is awaited (the zygote sends it at once).
 _EXIT_NOTICE_S = 2.0
 _T = TypeVar("_T")
@@ -62,22 +60,19 @@ class Session:
         self._loop = loop
         self._limits = supply.policy.limits
         self._worker: WorkerHandle | None = None
-        self._worker_cpu = 0.0
+        self._watch: RunWatch | None = None
         self._seq = 0
         # The mounts as the workers see them, resolved when the sandbox started.
         mounts = supply.worker_config["mounts"]
-        self._measured = MountUsage(mounts)
-        self._written = WrittenFiles(mounts) if any(m["mode"] == "rw" for m in mounts) else None
-        self._staged = (
-            StagedWrites(mounts, self._measured.baseline)
-            if supply.worker_config.get("stage_writes")
-            else None
-        )
-        self._writes: MountUsage | StagedWrites = self._measured
+        self._private = bool(supply.worker_config.get("private_writes"))
+        self._writes: PrivateWrites | DirectWrites | None = None
+        if any(m["mode"] == "rw" for m in mounts):
+            self._writes = PrivateWrites(mounts) if self._private else DirectWrites(mounts)
         self._overdrawn: str | None = None
         # With the language layer on, a script cannot reach the channel, so the worker is
-        # idle in recv() after its answer; only plain-Python scripts need stopping.
-        self._pause_between_runs = not supply.policy.layers.language
+        # idle in recv() after its answer; plain-Python scripts need stopping, and so
+        # does every worker whose private layers the host reads after a run.
+        self._pause_between_runs = not supply.policy.layers.language or self._private
         self._in_flight_cap = in_flight_cap({"tool_calls": self._limits.tool_calls})
         self._tool_loop = lambda: self._loop or self._supply.async_loop()
         self.confinement: dict[str, str] = {}
@@ -94,16 +89,10 @@ class Session:
         init = encode({"op": Op.INIT, "tools": self._tools.names})
         for _ in range(3):
             fresh = self._supply.acquire()
-            worker, self._worker_cpu = fresh.handle, fresh.process_cpu_s
+            worker = fresh.handle
             self.confinement = fresh.confinement
-            self._writes = self._measured
-            if self._staged is not None and self.confinement["write_staging"].startswith("active"):
-                try:
-                    self._staged.attach(worker.pid)
-                except OSError as exc:
-                    self._release(worker)
-                    raise SandboxError(f"cannot open the worker's staged mounts: {exc}") from None
-                self._writes = self._staged
+            if self._writes is not None:
+                self._attach_writes(fresh)
             try:
                 worker.sock.sendall(init)
             except OSError:
@@ -117,8 +106,28 @@ class Session:
             return
         raise SandboxError("a new worker failed to start: each one died before it was used")
 
+    def _attach_writes(self, fresh: FreshWorker) -> None:
+        """Open the new worker's private layers; refuse the session where its writable
+        mounts could not be made private (no fail-open: nothing writes them directly
+        unless the policy says ``writes = "direct"``)."""
+        assert self._writes is not None
+        state = fresh.confinement.get("private_writes", "not reported by the worker")
+        if self._private and not state.startswith("active"):
+            self._release(fresh.handle)
+            raise SandboxError(
+                f"the writable mounts cannot be made private to this session here "
+                f"(private_writes: {state}); a policy may say writes = 'direct' to let "
+                f"scripts write them directly, outside the OS layer's boundary"
+            )
+        try:
+            self._writes.attach(fresh.handle.pid, fresh.layers)
+        except OSError as exc:
+            self._release(fresh.handle)
+            raise SandboxError(f"cannot open the worker's private layers: {exc}") from None
+
     def _release(self, worker: WorkerHandle) -> None:
         worker.close()
+        resource_watch.release(worker)
         self._supply.release(worker)
 
     @property
@@ -205,8 +214,8 @@ class Session:
     def close(self) -> None:
         """End the session and kill its worker."""
         self._closed = True
-        if self._staged is not None:
-            self._staged.close()
+        if self._writes is not None:
+            self._writes.close()
         worker, self._worker = self._worker, None
         if worker is not None:
             self._release(worker)
@@ -241,9 +250,8 @@ class Session:
         started = time.perf_counter()
         # Time spent in host tools does not count against the script (flight.paused).
         deadline = started + limits.wall_s
-        # The worker's own CPU clock at the end of its previous message; /proc is read
-        # only when a run lasts longer than one poll interval.
-        cpu_start = self._worker_cpu
+        # CPU is the kernel's count, read on a timer whatever the channel does.
+        watch = self._watch = resource_watch.watch(worker, limits.cpu_hard_s)
         self._seq += 1
         try:
             if self._pause_between_runs:
@@ -251,6 +259,8 @@ class Session:
             if not send_by(worker.sock, encode_run(source, self._seq), deadline):
                 return self._killed(worker, ErrorCode.TIMEOUT, started, flight)
             while True:
+                if (limit := watch.exceeded()) is not None:
+                    return self._killed(worker, limit, started, flight)
                 frame = worker.reader.next_frame()
                 if frame is None:
                     now = time.perf_counter()
@@ -266,15 +276,6 @@ class Session:
                     ready, _, _ = select.select(waited, [], [], min(remaining, _POLL_S))
                     if worker.sock in ready:
                         worker.reader.fill()
-                    if ready:
-                        continue
-                    cpu = worker.cpu_seconds()
-                    if cpu is not None and cpu - cpu_start > limits.cpu_hard_s:
-                        return self._killed(worker, ErrorCode.CPU_LIMIT, started, flight)
-                    if cpu is not None and cpu_start - cpu > _CPU_CLAIM_SLACK_S:
-                        # The worker's own count (its last done) is ahead of the kernel's:
-                        # a worker claiming more would put off the check above at will.
-                        raise ValueError("protocol violation: the worker overstated its CPU time")
                     continue
                 message = parse_worker_message(frame)
                 if message.op == Op.CALL:
@@ -291,19 +292,23 @@ class Session:
                     if self._pause_between_runs:
                         # Nothing may run between two runs, whatever the script left behind.
                         worker.pause()
-                    self._worker_cpu = message.process_cpu_s
+                    if (limit := watch.exceeded()) is not None:
+                        return self._killed(worker, limit, started, flight)
                     return self._finished(message, len(frame), started, flight)
                 else:
                     raise ValueError(f"unexpected {message.op!r} message during a run")
         except CallRefused as exc:
             return self._killed(worker, exc.code, started, flight, exc.message)
         except (ChannelClosed, OSError):
+            if (limit := watch.exceeded()) is not None:
+                return self._killed(worker, limit, started, flight)
             return self._died(worker, started, flight, detail=None)
         except (FrameTooLarge, ValueError) as exc:
             worker.kill()
             return self._died(worker, started, flight, detail=str(exc))
         finally:
             flight.close()  # idempotent: nothing is left in flight, whatever happened
+            watch.finish()
 
     def _finished(
         self,
@@ -313,6 +318,7 @@ class Session:
         flight: Flight,
     ) -> Execution:
         records = flight.close()
+        costs = self._costs()
         output, stdout, truncated, error_code = capped_answer(message, frame_size, self._limits)
         images, too_large = capped_images(message, self._limits)
         if too_large is not None:
@@ -320,7 +326,7 @@ class Session:
         overdrawn = self._check_writes()
         if overdrawn is not None:
             output, error_code = Error(message=overdrawn), ErrorCode.OUTPUT_LIMIT
-        if self._staged is not None and (problems := self._staged.take_problems()):
+        if self._writes is not None and (problems := self._writes.take_problems()):
             # The script's writes that did not reach the host must not vanish unnoticed.
             stdout += "".join(f"[sandbox] not applied to the host: {p}\n" for p in problems)
         # Every field is already validated: skip a second validation pass.
@@ -330,8 +336,8 @@ class Session:
             stdout_truncated=truncated,
             error_code=error_code,
             duration_s=time.perf_counter() - started - flight.tool_time,
-            cpu_s=message.cpu_s,
-            peak_memory_bytes=message.peak_memory_bytes,
+            cpu_s=costs.cpu_s,
+            peak_memory_bytes=costs.peak_memory_bytes,
             tool_calls=records,
             confinement=self.confinement,
             files=self._files_written(),
@@ -341,12 +347,12 @@ class Session:
 
     def _files_written(self) -> list[WrittenFile]:
         """What the run wrote under the writable mounts (also a run stopped by a limit)."""
-        return self._written.since_last() if self._written is not None else []
+        return self._writes.take_files() if self._writes is not None else []
 
     def _check_writes(self) -> str | None:
         """Writes beyond a mount's budget (possible with the language layer off) retire
         the session's worker, and the session refuses further runs."""
-        overdrawn = self._writes.overdrawn()
+        overdrawn = self._writes.overdrawn() if self._writes is not None else None
         if overdrawn is not None:
             if self._worker is not None:
                 self._retire(self._worker)
@@ -356,6 +362,7 @@ class Session:
     def _retire(self, worker: WorkerHandle, *, release: bool = True) -> None:
         """Kill ``worker`` for good; the session's next run starts in a fresh one."""
         worker.close()
+        resource_watch.release(worker)
         if release:
             self._supply.release(worker)
         self._worker = None
@@ -369,8 +376,7 @@ class Session:
         flight: Flight,
         message: str | None = None,
     ) -> Execution:
-        cpu = worker.cpu_seconds() or 0.0
-        peak = worker.memory_bytes() or 0  # read while /proc still has it
+        costs = self._costs()  # read while /proc still has the worker
         self._retire(worker)
         records, tool_time = flight.close(), flight.tool_time
         message = message or explain(code.value, self._limits.model_dump())
@@ -379,8 +385,8 @@ class Session:
             output=Error(message=message + unchecked),
             error_code=code,
             duration_s=time.perf_counter() - started - tool_time,
-            cpu_s=cpu,
-            peak_memory_bytes=peak,
+            cpu_s=costs.cpu_s,
+            peak_memory_bytes=costs.peak_memory_bytes,
             tool_calls=records,
             confinement=self.confinement,
             files=files,
@@ -395,7 +401,7 @@ class Session:
     ) -> Execution:
         killed_by_host = worker.killed_by_host
         records, tool_time = flight.close(), flight.tool_time
-        peak = worker.memory_bytes() or 0
+        costs = self._costs()
         self._retire(worker, release=False)
         files, unchecked = self._writes_of_stopped_run()
         origin = worker.origin
@@ -417,11 +423,16 @@ class Session:
             output=Error(message=death.message + unchecked),
             error_code=death.code,
             duration_s=time.perf_counter() - started - tool_time,
-            peak_memory_bytes=peak,
+            cpu_s=costs.cpu_s,
+            peak_memory_bytes=costs.peak_memory_bytes,
             tool_calls=records,
             confinement=self.confinement,
             files=files,
         )
+
+    def _costs(self) -> RunCosts:
+        """The run's costs as the host measured them (``resource_watch.py``)."""
+        return self._watch.finish() if self._watch is not None else RunCosts(0.0, 0)
 
     def _writes_of_stopped_run(self) -> tuple[list[WrittenFile], str]:
         """What a stopped or dead worker's run wrote, and a sentence for its message if

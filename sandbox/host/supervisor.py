@@ -76,9 +76,9 @@ class Supervisor:
             pass  # the next acquire tries again and reports the failure
 
     def _new_pool(self, zygote: Zygote) -> WorkerPool:
-        # A spare's staged copy of a writable mount would miss what sessions wrote after
-        # it was forked: such workers are forked when a session needs one.
-        return WorkerPool(zygote, 0 if self._config.get("stage_writes") else self._spares)
+        # A spare's private view of a writable mount shows the directory as it is when
+        # the script looks (an overlay's lower layer is the directory itself).
+        return WorkerPool(zygote, self._spares)
 
     # -- workers -----------------------------------------------------------------------
     def acquire(self) -> tuple[WorkerHandle, Hello]:

@@ -54,6 +54,8 @@ class FreshWorker:
     confinement: dict[str, str]
     #: The worker's CPU clock when it said hello.
     process_cpu_s: float
+    #: The worker's descriptors of its writable mounts' private upper layers.
+    layers: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -158,7 +160,7 @@ class WorkerSupply:
         if cgroup is not None:
             confinement["cgroup"] = cgroup.state
         self.confinement = confinement
-        return FreshWorker(worker, confinement, hello.process_cpu_s)
+        return FreshWorker(worker, confinement, hello.process_cpu_s, tuple(hello.layers))
 
     def release(self, worker: WorkerHandle) -> None:
         """A session is done with ``worker`` (already killed)."""

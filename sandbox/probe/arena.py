@@ -1,12 +1,12 @@
 """The host-side stage of the escapes suite: secrets, mounts, markers, placeholders.
 
-One :class:`SuiteArena` per run: a temporary root holding a read-only and a writable
-mount (each with a symlink leading out), a shared secret outside them, an empty
-``outside`` directory, and an environment variable of the host holding a secret (set
-before the sandbox starts, restored afterwards). One :class:`CaseArena` per case: its
-own secret file and marker path, the TCP/UDP listeners and decoy process its source
-names, the file the host keeps opening while it runs (``{{WATCHED_FILE}}``), and the
-placeholder values the source is filled with.
+One :class:`SuiteArena` per run: a temporary root holding a read-only and (unless
+asked not to) a writable mount (each with a symlink leading out), a shared secret
+outside them, an empty ``outside`` directory, and an environment variable of the host
+holding a secret (set before the sandbox starts, restored afterwards). One
+:class:`CaseArena` per case: its own secret file and marker path, the TCP/UDP listeners
+and decoy process its source names, the file the host keeps opening while it runs
+(``{{WATCHED_FILE}}``), and the placeholder values the source is filled with.
 """
 
 from __future__ import annotations
@@ -96,7 +96,12 @@ def _tree(root: Path) -> dict[str, tuple[int, int, str]]:
 class SuiteArena:
     """Temporary root, mounts and host secrets shared by every case of one run."""
 
-    def __init__(self, policy: SandboxPolicy) -> None:
+    def __init__(
+        self, policy: SandboxPolicy, *, writable: bool = True, victims: bool = False
+    ) -> None:
+        """``writable``: mount the writable directory (else only the read-only one);
+        ``victims``: run a victim session beside each case (``victim.py``)."""
+        self.victims = victims and writable
         self.root = Path(tempfile.mkdtemp(prefix="codeact-probe-"))
         self.ro, self.rw = self.root / "ro", self.root / "rw"
         self.outside = self.root / "outside"
@@ -115,15 +120,20 @@ class SuiteArena:
         self.ro_path = "/data" if "/data" not in taken else "/probe-data"
         self.rw_path = "/out" if "/out" not in taken else "/probe-out"
         self.rw_max_bytes = 1 << 20
-        self.policy = policy.with_mounts(
-            Mount(sandbox_path=self.ro_path, host_path=str(self.ro), mode="ro"),
-            Mount(
-                sandbox_path=self.rw_path,
-                host_path=str(self.rw),
-                mode="rw",
-                max_bytes=self.rw_max_bytes,
-            ),
-        )
+        if not policy.layers.os:
+            # Nothing makes a mount private without the OS layer: said so, for research.
+            policy = policy.with_writes("direct")
+        mounts = [Mount(sandbox_path=self.ro_path, host_path=str(self.ro), mode="ro")]
+        if writable:
+            mounts.append(
+                Mount(
+                    sandbox_path=self.rw_path,
+                    host_path=str(self.rw),
+                    mode="rw",
+                    max_bytes=self.rw_max_bytes,
+                )
+            )
+        self.policy = policy.with_mounts(*mounts)
         self._lock = threading.Lock()
         self._before = self._watched()
         self._saved_env = os.environ.get(self.env_name)
@@ -145,8 +155,26 @@ class SuiteArena:
         return sorted(p for p in set(now) | set(before) if now.get(p) != before.get(p))
 
     def rw_bytes(self, nonce: str) -> int:
-        """Bytes in files under the writable mount whose path names ``nonce``."""
-        return sum(size for path, (size, _, _) in _tree(self.rw).items() if nonce in path)
+        """What files under the writable mount whose path names ``nonce`` hold on the
+        disk: each its length, or its allocated blocks where those are more."""
+        total = 0
+        for dirpath, _, filenames, dir_fd in os.fwalk(self.rw):
+            for name in filenames:
+                if nonce in os.path.join(dirpath, name):
+                    st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+                    if stat.S_ISREG(st.st_mode):
+                        total += max(st.st_size, st.st_blocks * 512)
+        return total
+
+    def rw_special_bits(self) -> list[str]:
+        """Entries under the writable mount with a setuid, setgid or sticky bit."""
+        found = []
+        for dirpath, dirnames, filenames, dir_fd in os.fwalk(self.rw):
+            for name in [*dirnames, *filenames]:
+                st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+                if not stat.S_ISLNK(st.st_mode) and st.st_mode & 0o7000:
+                    found.append(f"{os.path.join(dirpath, name)} ({stat.filemode(st.st_mode)})")
+        return found
 
     def close(self) -> None:
         """Restore the environment and remove the temporary root."""

@@ -30,7 +30,9 @@ class Bounds:
     memory_mb: int
     tool_calls: int
     rw_max_bytes: int
+    cpu_hard_s: float = 1.5
     wall_slack_s: float = 4.0
+    cpu_slack_s: float = 1.0
     host_rss_growth_mb: int = 256
 
 
@@ -48,6 +50,12 @@ class Evidence:
     changed_outside: list[str] = field(default_factory=list)
     host_view: list[str] = field(default_factory=list)
     rw_case_bytes: int = 0
+    rw_special_bits: list[str] = field(default_factory=list)
+    unserializable: str = ""
+    host_signals_blocked: bool = False
+    worker_cpu_s: float = 0.0
+    victim: list[str] = field(default_factory=list)
+    other_pids: list[int] = field(default_factory=list)
     contacted: list[str] = field(default_factory=list)
     decoy_killed: bool = False
     survivors: str = ""
@@ -81,6 +89,15 @@ def judge(evidence: Evidence, bounds: Bounds) -> list[str]:
     effects += e.host_view
     if e.rw_case_bytes > b.rw_max_bytes + 65536:
         effects.append(f"wrote {e.rw_case_bytes} bytes to a mount allowing {b.rw_max_bytes}")
+    effects += [f"a setuid, setgid or sticky bit reached the host: {p}" for p in e.rw_special_bits]
+    if e.unserializable:
+        effects.append(f"the run's result cannot be serialized: {e.unserializable}")
+    if e.host_signals_blocked:
+        effects.append("the host's user could not queue a signal while the session was open")
+    effects += e.victim
+    effects += [f"the worker named another process of the sandbox (pid {n})" for n in e.other_pids]
+    if e.worker_cpu_s > b.cpu_hard_s + b.cpu_slack_s:
+        effects.append(f"the worker used {e.worker_cpu_s:.1f} s of CPU against {b.cpu_hard_s:g} s")
     effects += [f"{what} was contacted" for what in e.contacted]
     if e.decoy_killed:
         effects.append("the decoy host process was killed")

@@ -23,9 +23,10 @@ from sandbox.probe.arena import CaseArena, SuiteArena
 from sandbox.probe.corpus import AttackCase
 from sandbox.probe.detectors import Bounds, Evidence, judge
 from sandbox.probe.holder import SandboxHolder
-from sandbox.probe.hoststate import HostProcess
+from sandbox.probe.hoststate import HostProcess, can_queue_signal
 from sandbox.probe.results import CaseResult, outcome_of, told
 from sandbox.probe.safety import check_machine, check_policy
+from sandbox.probe.victim import Victim
 
 #: Categories whose evidence (files, processes, memory, channel) must not be shared.
 EXCLUSIVE = frozenset(
@@ -63,7 +64,11 @@ def _follow_up(stage: SandboxHolder, token: str) -> str:
     except (SandboxError, OSError) as exc:
         stage.restart(sandbox)
         return f"the sandbox failed: {exc}"
-    if token in execution.model_dump_json():
+    try:
+        dump = execution.model_dump_json()
+    except ValueError as exc:
+        return f"a later session's result cannot be serialized: {exc}"
+    if token in dump:
         return "a later session received the attack's forged data"
     if execution.output.type != "final_result" or execution.output.value != "probe-ok":
         return str(execution.output)[:200]
@@ -89,6 +94,11 @@ class RunRecord:
     busy: bool = False
     followup: str = "ok"
     host_before: HostProcess | None = None
+    host_signals_blocked: bool = False
+    worker_cpu_s: float = 0.0
+    victim: list[str] = field(default_factory=list)
+    #: The sandbox's other processes, by their pid inside its PID namespace.
+    others: list[int] = field(default_factory=list)
 
 
 def observe(
@@ -101,7 +111,11 @@ def observe(
     if record.host_before is not None:
         host_changes = record.host_before.changes(HostProcess.now())
         host_changes += [f"{c}, and stays so" for c in record.host_before.restore()]
-    dump = execution.model_dump_json()
+    unserializable = ""
+    try:
+        dump = execution.model_dump_json()
+    except ValueError as exc:  # pydantic's serialization error
+        dump, unserializable = repr(execution), str(exc)[:200]
     evidence = Evidence(
         dump=dump,
         secrets=arena.secrets(),
@@ -113,6 +127,12 @@ def observe(
         changed_outside=suite.changes(),
         host_view=arena.view.effects(dump),
         rw_case_bytes=suite.rw_bytes(arena.nonce),
+        rw_special_bits=suite.rw_special_bits(),
+        unserializable=unserializable,
+        host_signals_blocked=record.host_signals_blocked,
+        worker_cpu_s=record.worker_cpu_s,
+        victim=record.victim,
+        other_pids=[n for n in record.others if f"other-pid={n}" in dump],
         contacted=arena.contacted(),
         decoy_killed=arena.decoy_killed,
         survivors=census.describe(survivors),
@@ -138,6 +158,7 @@ def bounds_for(policy: SandboxPolicy, suite: SuiteArena) -> Bounds:
         memory_mb=limits.memory_mb,
         tool_calls=limits.tool_calls,
         rw_max_bytes=suite.rw_max_bytes,
+        cpu_hard_s=limits.cpu_hard_s,
     )
 
 
@@ -155,20 +176,35 @@ def run_case(stage: SandboxHolder, suite: SuiteArena, case: AttackCase) -> CaseR
     host_before = HostProcess.now()
     record: RunRecord | None = None
     limits = stage.policy.limits
+    victim = _victim(stage, suite)
     try:
+        if victim is not None:
+            victim.start()
         with stage.sandbox.session(tools={"probe_tool": probe_tool}) as session:
             worker = session.pid
             # A host that fails to stop the run must not stall the whole suite.
             watchdog = threading.Timer(limits.wall_s * 1.5 + 10, session.kill)
             watchdog.start()
+            cpu = procinfo.CpuSampler(worker)
             try:
                 execution = session.run(arena.fill(case.source))
             finally:
                 watchdog.cancel()
+                used = cpu.stop()
             record = RunRecord(execution, time.perf_counter() - started, since, rss_before)
+            record.worker_cpu_s = used
+            # While the worker still holds whatever it queued.
+            record.host_signals_blocked = not can_queue_signal()
+            record.others = [
+                n
+                for pid in stage.sandbox.processes() - {worker}
+                if (n := procinfo.namespace_pid(pid)) is not None
+            ]
             record.host_before = host_before
             record.busy = _busy(session.pid) if execution.error_code is None else False
             record.tied = census.tied_to(worker) | census.tied_to(session.pid)
+        if victim is not None:
+            record.victim = victim.finish(repr(execution))
         record.tool_calls = len(calls)
         record.followup = _follow_up(stage, arena.token)
         evidence, survivors = observe(suite, arena, record)
@@ -203,6 +239,13 @@ def _busy(pid: int | None, window_s: float = 0.5) -> bool:
     return after is not None and after.cpu_s - before.cpu_s > window_s / 5
 
 
+def _victim(stage: SandboxHolder, suite: SuiteArena) -> Victim | None:
+    if not suite.victims:
+        return None
+    plain = not stage.policy.layers.language
+    return Victim(stage.sandbox, str(suite.rw) if plain else suite.rw_path, suite.rw_path)
+
+
 def _intact(arena: CaseArena) -> bool:
     try:
         return arena.secret.read_text() == f"SECRET={arena.secret_token}\n"
@@ -224,10 +267,16 @@ def run_escapes(
     workers: int = 3,
     allow_unconfined: bool = False,
     on_result: Callable[[CaseResult], None] | None = None,
+    writable: bool = True,
+    victims: bool = False,
 ) -> list[CaseResult]:
-    """Run ``cases`` under ``policy`` (with the suite's capped limits), in corpus order."""
+    """Run ``cases`` under ``policy`` (with the suite's capped limits), in corpus order.
+
+    ``writable``: with the writable mount (else only the read-only one); ``victims``: a
+    victim session on the same mount beside each case (``victim.py``).
+    """
     check_policy(policy)
-    with SuiteArena(probe_policy(policy)) as suite:
+    with SuiteArena(probe_policy(policy), writable=writable, victims=victims) as suite:
         stage = SandboxHolder(suite.policy)
         try:
             check_machine(suite.policy, stage.sandbox, allow_unconfined=allow_unconfined)

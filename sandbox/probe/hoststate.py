@@ -15,8 +15,10 @@ or never answered).
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import resource
+import signal
 import threading
 import time
 from dataclasses import dataclass
@@ -137,3 +139,40 @@ class Opener:
         self._thread.join(timeout=10)
         if self._thread.is_alive():
             self.failures.append("an open still hangs")
+
+
+class _SigVal(ctypes.Union):
+    _fields_ = [("sival_int", ctypes.c_int), ("sival_ptr", ctypes.c_void_p)]
+
+
+def can_queue_signal(uid: int | None = None) -> bool:
+    """Whether the host's user (or ``uid``, as root) still has its pending-signal budget:
+    a worker that spent it would make the host's own ``sigqueue`` and timers fail. A
+    forked child blocks a real-time signal and queues it to itself; a refusal counts only
+    when the user's count (``SigQ`` in /proc) has reached its limit — ``sigqueue`` also
+    fails for a moment when the kernel cannot allocate the entry (memory pressure)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the child
+        spent = 0
+        try:
+            if uid is not None:
+                os.setgid(uid)
+                os.setuid(uid)
+            number = signal.SIGRTMIN + 3
+            signal.pthread_sigmask(signal.SIG_BLOCK, [number])
+            if libc.sigqueue(ctypes.c_int(os.getpid()), number, _SigVal(0)) != 0:
+                spent = int(_pending_signals_spent())
+        finally:
+            os._exit(spent)
+    _, status = os.waitpid(pid, 0)
+    return not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 1)
+
+
+def _pending_signals_spent() -> bool:
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("SigQ:"):
+                used, limit = line.split()[1].split("/")
+                return int(used) >= int(limit)
+    return False

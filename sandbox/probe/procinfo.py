@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -74,3 +75,46 @@ def rss_bytes(pid: int | str = "self") -> int:
             return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
     except (OSError, IndexError, ValueError):
         return 0
+
+
+class CpuSampler:
+    """A process's CPU time since it was started, sampled every 50 ms from another
+    thread until :meth:`stop` (what it used before being killed is seen too)."""
+
+    def __init__(self, pid: int | None) -> None:
+        self._pid = pid
+        first = read(pid) if pid is not None else None
+        self._start = first.cpu_s if first is not None else 0.0
+        self.used = 0.0
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="probe-cpu", daemon=True)
+        if first is not None:
+            self._thread.start()
+
+    def _loop(self) -> None:
+        assert self._pid is not None
+        while not self._stopped.wait(0.05):
+            info = read(self._pid)
+            if info is None:
+                return
+            self.used = max(self.used, info.cpu_s - self._start)
+
+    def stop(self) -> float:
+        """Stop sampling; the most CPU seen used."""
+        self._stopped.set()
+        if self._thread.is_alive():
+            self._thread.join(1)
+        return self.used
+
+
+def namespace_pid(pid: int) -> int | None:
+    """``pid``'s number inside its own PID namespace, if that is a child of this one."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("NSpid:"):
+                    numbers = line.split()[1:]
+                    return int(numbers[-1]) if len(numbers) > 1 else None
+    except (OSError, ValueError):
+        return None
+    return None

@@ -39,7 +39,7 @@ from sandbox.protocol import (
     shows_images,
 )
 from sandbox.worker import display, restore, snapshot
-from sandbox.worker.confine.steps import confine
+from sandbox.worker.confine.steps import confine, private_layers
 from sandbox.worker.language import audit
 from sandbox.worker.language.callables import builtin
 from sandbox.worker.language.files import Mounts, make_open
@@ -113,7 +113,8 @@ def serve(
             limits,
             os_layer=layers["os"],
             mounts=config.get("mounts", []),
-            stage_writes=bool(config.get("stage_writes")),
+            private_writes=bool(config.get("private_writes")),
+            private_via=str(config.get("private_via", "overlay")),
         )
         report["language"] = "active" if layers["language"] else "off"
         reseed_random()
@@ -154,6 +155,7 @@ def serve(
                     "pid": os.getpid(),
                     "confinement": report,
                     "process_cpu_s": time.thread_time(),  # one thread: see runtime.run
+                    "layers": private_layers(),
                 }
             )
         )

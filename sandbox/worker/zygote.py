@@ -93,11 +93,11 @@ def main(ctrl_fd: int, host_pid: int | None = None) -> None:
         seccomp.prepare()
         vm_size = _vm_size()  # /proc is gone once the zygote is in its minimal root
         os_layer = config.get("layers", {}).get("os", True)
-        # A staged worker covers a writable mount's host path with its private copy: a
-        # second bind of the real directory would go around it.
-        stage = bool(config.get("stage_writes"))
+        # Each worker covers a writable mount with its private view: the directory
+        # itself is bound read-only beneath (at both paths), so nothing writes it.
+        private = bool(config.get("private_writes"))
         root_mounts = [
-            {**m, "stage": stage and m["mode"] == "rw"} for m in config.get("mounts", [])
+            {**m, "mode": "ro"} if private else m for m in config.get("mounts", [])
         ]
         helpers = namespaces.enter_zygote(root_mounts) if os_layer else []
         # Keep the collector away from everything imported so far: workers then share

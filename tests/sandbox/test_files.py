@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from sandbox import FinalResult, Mount, PolicyError, Sandbox, SandboxPolicy
+from tests.confinement import degraded
 
 FS_MODULES = ("os", "os.path", "pathlib")
 
@@ -121,7 +122,7 @@ def test_no_mounts_means_no_files() -> None:
 def test_os_layer_alone_confines_files(dirs: dict[str, Path]) -> None:
     with Sandbox(policy_for(dirs, language=False), spares=0) as sandbox:
         if not sandbox.confinement["filesystem"].startswith("active"):
-            pytest.skip(f"Landlock unavailable: {sandbox.confinement['filesystem']}")
+            degraded(f"Landlock unavailable: {sandbox.confinement['filesystem']}")
         # A name of this test's own in /tmp, a place writable on the host but outside
         # every mount (whatever else /tmp holds must not change the outcome).
         stray = Path(f"/tmp/codeact-test-{uuid.uuid4().hex}")
@@ -183,7 +184,7 @@ def test_mount_validation(tmp_path: Path) -> None:
 def test_host_stops_a_session_that_overdraws_a_mount(dirs: dict[str, Path]) -> None:
     with Sandbox(policy_for(dirs, language=False), spares=0) as sandbox:
         if not sandbox.confinement["filesystem"].startswith("active"):
-            pytest.skip(f"Landlock unavailable: {sandbox.confinement['filesystem']}")
+            degraded(f"Landlock unavailable: {sandbox.confinement['filesystem']}")
         with sandbox.session() as session:
             out = dirs["out"]
             ex = session.run(

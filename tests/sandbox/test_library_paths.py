@@ -10,6 +10,7 @@ import pytest
 
 from sandbox import Mount, Sandbox, SandboxPolicy
 from sandbox.host import workers as process
+from tests.confinement import degraded
 
 BOOT_WITHOUT_MINIMAL_ROOT = """
 import sys
@@ -35,7 +36,7 @@ def test_the_mounts_exist_at_their_sandbox_paths_for_plain_code(tmp_path: Path) 
     policy = _policy(tmp_path).with_layers(language=False)
     with Sandbox(policy, spares=0) as sb, sb.session() as session:
         if not sb.confinement["minimal_root"].startswith("active"):
-            pytest.skip(f"no minimal root here: {sb.confinement['minimal_root']}")
+            degraded(f"no minimal root here: {sb.confinement['minimal_root']}")
         execution = session.run("print(open('/data/x.txt').read())")
         assert execution.stdout == "hello\n", execution.output
         assert "/data" in sb.confinement["minimal_root"]

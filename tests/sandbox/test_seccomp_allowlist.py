@@ -256,3 +256,87 @@ def test_refusals_keep_errno_eperm() -> None:
         return ["ran"]
 
     assert in_child(body) == [errno.EPERM, True]
+
+
+def fchmodat2(path: Path, mode: int) -> None:
+    name = ctypes.create_string_buffer(os.fsencode(path))
+    number = syscalls.ARCHES[MACHINE][1]["fchmodat2"]
+    raw(number, -100, ctypes.addressof(name), mode, 0)()
+
+
+SPECIAL_MODES = {
+    "chmod setuid": lambda f: os.chmod(f, 0o4755),
+    "chmod setgid": lambda f: os.chmod(f, 0o2755),
+    "chmod sticky": lambda f: os.chmod(f, 0o1644),
+    "fchmod setuid": lambda f: os.fchmod(os.open(f, os.O_RDONLY), 0o4700),
+    "fchmodat setgid": lambda f: os.chmod(f.name, 0o2700, dir_fd=os.open(f.parent, os.O_RDONLY)),
+    "fchmodat2 setuid": lambda f: fchmodat2(f, 0o4700),
+    "open with a setuid mode": lambda f: os.open(f.with_name("new"), os.O_CREAT, 0o4755),
+    "mkdir with a setgid mode": lambda f: os.mkdir(f.with_name("dir"), 0o2755),
+    "mkdirat with a sticky mode": lambda f: os.mkdir("dir", 0o1777, dir_fd=os.open(f.parent, 0)),
+}
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("action", list(SPECIAL_MODES.values()), ids=list(SPECIAL_MODES))
+def test_no_setuid_setgid_or_sticky_bit_in_any_mode(
+    tmp_path: Path, action: Callable[[Path], Any]
+) -> None:
+    target = tmp_path / "file"
+    target.write_text("x")
+    target.chmod(0o644)
+    flags = {"file_writes": True, "metadata_writes": True}
+    assert in_child(behind_filter(lambda: action(target), **flags)) == "EPERM"
+    assert target.stat().st_mode & 0o7777 == 0o644
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
+
+
+@pytest.mark.timeout(30)
+def test_plain_modes_still_pass(tmp_path: Path) -> None:
+    target = tmp_path / "file"
+    target.write_text("x")
+
+    def plain() -> None:
+        os.chmod(target, 0o750)
+        os.close(os.open(tmp_path / "new", os.O_CREAT | os.O_WRONLY, 0o640))
+        os.mkdir(tmp_path / "dir", 0o700)
+
+    flags = {"file_writes": True, "metadata_writes": True}
+    assert in_child(behind_filter(plain, **flags)) == "ok"
+    assert target.stat().st_mode & 0o7777 == 0o750
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("call", ["getpgid", "getsid"])
+def test_process_groups_and_sessions_only_of_the_worker_itself(call: str) -> None:
+    def body() -> list[Any]:
+        seccomp.install_syscall_filter()
+        function = getattr(os, call)
+        own = [function(0) == function(os.getpid()), function(0) > 0]
+        return [*own, attempt(lambda: function(PARENT)), attempt(lambda: function(1))]
+
+    assert in_child(body) == [True, True, "EPERM", "EPERM"]
+
+
+#: Calls that would charge a per-user kernel budget of the host's user (counted up the
+#: worker's user namespaces, or by uid): none may pass the filter.
+PER_USER_BUDGETS = {
+    "namespaces": ("unshare", "setns", "clone", "clone3", "fork", "vfork"),
+    "inotify": ("inotify_init", "inotify_init1", "inotify_add_watch"),
+    "fanotify": ("fanotify_init", "fanotify_mark"),
+    "epoll watches": ("epoll_create", "epoll_create1", "epoll_ctl"),
+    "keys": ("add_key", "request_key", "keyctl"),
+    "locks": ("flock",),
+    "locked memory": ("mlock", "mlock2", "mlockall", "io_uring_setup"),
+    "POSIX message queues": ("mq_open", "mq_timedsend"),
+    "POSIX timers": ("timer_create",),
+    "SysV IPC": ("shmget", "msgget", "semget"),
+    "BPF and perf": ("bpf", "perf_event_open"),
+}
+
+
+def test_no_call_that_charges_a_per_user_budget_is_allowed() -> None:
+    allowed = {name for group in syscalls.ALLOWED.values() for name in group}
+    allowed |= {*syscalls.FILE_WRITES, *syscalls.METADATA, *syscalls.CHECKED}
+    for budget, calls in PER_USER_BUDGETS.items():
+        assert not allowed & set(calls), budget

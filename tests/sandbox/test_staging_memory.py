@@ -1,5 +1,5 @@
-"""The tmpfs of a staged writable mount is memory: it is counted in the worker's memory
-limit, and none of it outlives the worker that wrote it."""
+"""The tmpfs of a writable mount's private layer is memory: it is counted in the worker's
+memory limit, and none of it outlives the worker that wrote it."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from sandbox import ErrorCode, FinalResult, Mount, Sandbox, SandboxPolicy, Session
+from sandbox import ErrorCode, FinalResult, Mount, Sandbox, SandboxError, SandboxPolicy, Session
+from tests.confinement import degraded
 
 MIB = 1024 * 1024
 
@@ -33,16 +34,16 @@ def out(tmp_path: Path) -> Path:
 
 
 def active(sandbox: Sandbox) -> None:
-    staging = sandbox.confinement["write_staging"]
+    staging = sandbox.confinement["private_writes"]
     if not staging.startswith("active"):
         sandbox.close()
-        pytest.skip(f"write staging is degraded here: {staging}")
+        degraded(f"private writes are degraded here: {staging}")
 
 
 def test_the_copy_and_the_address_space_share_the_memory_limit(out: Path) -> None:
     with Sandbox(staged_policy(out, 32 * MIB)) as sandbox, sandbox.session() as session:
         active(sandbox)
-        assert "MiB of the memory limit" in sandbox.confinement["write_staging"]
+        assert "MiB of the memory limit" in sandbox.confinement["private_writes"]
         ex = session.run(
             f"import os, resource\nst = os.statvfs({str(out)!r})\n"
             "final_result([resource.getrlimit(resource.RLIMIT_AS)[0], st.f_blocks * st.f_frsize])"
@@ -63,9 +64,11 @@ def test_copies_too_big_for_the_memory_limit_are_not_made_and_say_why(out: Path)
         probe.close()
     memory_mb = (floor + 64 * MIB) // MIB + 1
     with Sandbox(staged_policy(out, 100 * MIB, memory_mb=memory_mb)) as sandbox:
-        staging = sandbox.confinement["write_staging"]
-        assert staging.startswith("degraded: the copies of the writable mounts"), staging
-        assert "limits.memory_mb" in staging
+        # No fail-open: a session whose mounts cannot be private does not start.
+        with pytest.raises(SandboxError, match="cannot be made private") as refused:
+            sandbox.session()
+        assert "the private layers of the writable mounts" in str(refused.value)
+        assert "limits.memory_mb" in str(refused.value)
 
 
 def _shmem() -> int:

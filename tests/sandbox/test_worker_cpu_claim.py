@@ -1,5 +1,5 @@
 """A hostile worker cannot put off the host's per-run CPU check by overstating, in one
-run's ``done``, the CPU time the next run starts counting from."""
+run's ``done``, the CPU time it used: the host counts from the kernel's figure."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ while True:
 
 
 @pytest.mark.timeout(120)
-def test_an_overstated_cpu_count_ends_the_worker_instead_of_the_check() -> None:
+def test_an_overstated_cpu_count_changes_nothing() -> None:
     policy = (
         SandboxPolicy.preset("default")
         .with_layers(language=False)
@@ -27,5 +27,6 @@ def test_an_overstated_cpu_count_ends_the_worker_instead_of_the_check() -> None:
     with Sandbox(policy, spares=0) as sandbox, sandbox.session() as session:
         assert session.run(_OVERSTATE).stdout == "claimed\n"
         spun = session.run(_SPIN)
-    assert spun.error_code == "worker_crashed", spun
+    assert spun.error_code == "cpu_limit", spun
     assert spun.duration_s < 10
+    assert 1.0 <= spun.cpu_s < 5

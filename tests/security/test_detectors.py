@@ -7,6 +7,7 @@ the temporary stage and loopback listeners), and effects the test causes itself.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import resource
 import signal
@@ -25,7 +26,7 @@ from sandbox.probe.arena import CaseArena, SuiteArena
 from sandbox.probe.corpus import load_corpus
 from sandbox.probe.detectors import Bounds, Evidence, judge
 from sandbox.probe.escapes import RunRecord, bounds_for, observe
-from sandbox.probe.hoststate import HostProcess
+from sandbox.probe.hoststate import HostProcess, can_queue_signal
 from sandbox.probe.listeners import HttpRecorder
 from sandbox.probe.redcode_cases import load_redcode
 from sandbox.probe.redcode_stage import RedCodeStage
@@ -71,6 +72,8 @@ def suite() -> Iterator[SuiteArena]:
         ("os-host-pid-visible", "host fact was visible in the run (host-sid="),
         ("os-hostname", "host fact was visible in the run (hostname="),
         ("os-stat-outside", "host fact was visible in the run (inode="),
+        ("os-setuid-bits", "a setuid, setgid or sticky bit reached the host"),
+        ("os-fallocate-keep-size", "to a mount allowing"),
     ],
 )
 def test_corpus_attacks_escape_when_run_outside(
@@ -134,6 +137,12 @@ BOUNDS = Bounds(
         (Evidence(host_rss_growth=10**9), "the host grew"),
         (Evidence(busy_after_run=True), "kept computing"),
         (Evidence(dump="...abc123...", secrets=["abc123"]), "host secret"),
+        (Evidence(rw_special_bits=["/out/x (-rwsr-xr-x)"]), "setuid, setgid or sticky"),
+        (Evidence(unserializable="surrogates not allowed"), "cannot be serialized"),
+        (Evidence(host_signals_blocked=True), "could not queue a signal"),
+        (Evidence(worker_cpu_s=10), "s of CPU against"),
+        (Evidence(other_pids=[7]), "named another process of the sandbox (pid 7)"),
+        (Evidence(victim=["the victim's write failed"]), "the victim's write failed"),
     ],
 )
 def test_each_bound_fires(evidence: Evidence, expected: str) -> None:
@@ -203,3 +212,77 @@ def test_killing_a_decoy_is_seen(tmp_path: Path, http: HttpRecorder) -> None:
         assert "killed the decoy 'sshd'" in stage.effects("")
     finally:
         stage.close()
+
+
+def test_a_result_that_cannot_be_serialized_is_seen(suite: SuiteArena) -> None:
+    arena = CaseArena(suite, "")
+    try:
+        broken = Execution(output=Observation(value="x"), stdout="a name: \udcff")
+        record = RunRecord(broken, 0.1, time.time(), procinfo.rss_bytes())
+        evidence, _ = observe(suite, arena, record)
+        effects = judge(evidence, bounds_for(suite.policy, suite))
+        assert any("cannot be serialized" in e for e in effects), effects
+    finally:
+        arena.close()
+
+
+NOBODY = 65534
+
+
+def _flood_as(uid: int) -> tuple[int, int]:
+    """A child of ``uid`` that queues real-time signals to itself until the user's
+    budget is spent, then waits: (its pid, the read end that says "full")."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the child
+        try:
+            os.setgid(uid)
+            os.setuid(uid)
+            libc = ctypes.CDLL(None, use_errno=True)
+            number = signal.SIGRTMIN + 2
+            signal.pthread_sigmask(signal.SIG_BLOCK, [number])
+            while libc.sigqueue(os.getpid(), number, ctypes.c_void_p(0)) == 0:
+                pass
+            os.write(write_end, b"full")
+            signal.pause()
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    return pid, read_end
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.skipif(os.geteuid() != 0, reason="spends nobody's budget, not the host user's")
+def test_a_spent_signal_queue_is_seen() -> None:
+    # As nobody: spending the budget of the user running the tests would fail every
+    # other process of that user on the machine meanwhile.
+    assert can_queue_signal(NOBODY)
+    pid, full = _flood_as(NOBODY)
+    try:
+        assert os.read(full, 4) == b"full"
+        assert not can_queue_signal(NOBODY)
+    finally:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        os.close(full)
+    assert can_queue_signal(NOBODY)
+
+
+@pytest.mark.timeout(60)
+def test_a_busy_process_cpu_is_sampled_while_it_runs() -> None:
+    busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        sampler = procinfo.CpuSampler(busy.pid)
+        start = procinfo.read(busy.pid)
+        assert start is not None
+        deadline = time.monotonic() + 40
+        while time.monotonic() < deadline:  # a loaded machine may run it slowly
+            now = procinfo.read(busy.pid)
+            if now is not None and now.cpu_s - start.cpu_s >= 0.4:
+                break
+            time.sleep(0.05)
+        busy.kill()
+        busy.wait()
+        assert sampler.stop() >= 0.3  # seen before it died
+    finally:
+        busy.kill()

@@ -1,8 +1,8 @@
 """What a session wrote under its writable mounts, seen and applied from the host.
 
-The worker's staged copy is hostile input: it is walked through directory descriptors
-(:mod:`~sandbox.host.writes.dirfd`), counted (:mod:`~sandbox.host.writes.usage`) and
-applied step by step (:mod:`~sandbox.host.writes.apply`,
-:mod:`~sandbox.host.writes.staged`); :mod:`~sandbox.host.writes.changed` names the files
-a run created or changed.
+Each session's worker writes private layers (``private.py``): the host reads them as
+hostile input (``layer.py``, through ``dirfd.py``), charges the session with what they
+hold and applies its changes path by path (``apply.py``, ``atomic.py``) while the worker
+cannot run (``still.py``). Mounts a policy lets the worker write itself
+(``writes = "direct"``) are only measured after each run (``direct.py``).
 """

@@ -1,14 +1,18 @@
-"""Applying one run's changes of a staged copy to the real directory, as hostile input.
+"""Applying a session's changes to the real directory, one path at a time.
 
-The copy (``staging.py``) was the script's to shape: any name, link, special file,
-hard link, sparse file or depth. So every step here works from two directory
-descriptors, the copy's and the real mount's, one validated name at a time
-(``dirfd.py``): nothing is resolved through a link on either side, only regular files
-and directories are applied, a file is applied by copying its bytes (never by linking),
-and the budget is charged only with what the host really holds afterwards.
+:func:`apply` takes a layer's changes now and the record of what was applied from it
+before, and carries out the difference, parents first: removals (a directory with
+everything in it), directories made where missing, files replaced whole
+(``atomic.py``). Each step works from directory descriptors of the layer and of the
+real directory, one plain name at a time (``dirfd.py``): no link is followed on either
+side, only regular files and directories are applied, a file by copying its bytes.
 
-:func:`plan` looks at both sides and prices the run; :func:`apply` then carries it out,
-re-checking each step, and returns what it could not do.
+When two sessions change one path, the later apply wins that path whole: its file
+replaces the other's (a directory there too), its removal removes what is there. A
+directory that only holds a session's changes is made where missing and never replaces
+anything; where the host holds something else there, the changes below it are reported,
+not applied. ``record`` is updated with each step that succeeded, so that a failed step
+is tried again after the next run; each refusal is reported once.
 """
 
 from __future__ import annotations
@@ -18,281 +22,168 @@ import os
 import stat
 from dataclasses import dataclass, field
 
-from sandbox.host.writes.dirfd import (
-    SAME_MOUNT,
-    Cursor,
-    Parts,
-    kind_of,
-    lstat_at,
-    open_at,
-    open_dir,
-)
-
-FILE, DIRECTORY = "file", "directory"
-_CHUNK = 1 << 20
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One entry of a copy, as the walk saw it."""
-
-    kind: str  # FILE, DIRECTORY, or what else it is (never applied)
-    size: int  # apparent size: a sparse file is charged its full length
-    mode: int
-    stamp: tuple[int, int, int]  # inode, mtime, ctime: any change changes one of them
-
-
-def entry_of(info: os.stat_result, root_device: int) -> Entry:
-    """The walk's stat of an entry as an :class:`Entry`."""
-    kind = kind_of(info.st_mode)
-    if kind == DIRECTORY and info.st_dev != root_device:
-        kind = "mount point"
-    size = info.st_size if kind == FILE else 0
-    stamp = (info.st_ino, info.st_mtime_ns, info.st_ctime_ns)
-    return Entry(kind, size, stat.S_IMODE(info.st_mode), stamp)
-
+from sandbox.execution import escape_name
+from sandbox.host.writes.atomic import remove_entry, replace_file
+from sandbox.host.writes.dirfd import SAME_MOUNT, Cursor, Parts, kind_of, lstat_at, open_at
+from sandbox.host.writes.layer import DIRECTORY, FILE, REMOVED, Change, Changes
 
 #: Characters of a path shown in a report (a script's paths may be 16 kB long).
 SHOWN_PATH = 160
 
 
 def shown(parts: Parts) -> str:
-    """``parts`` as a path for a report, its middle elided when it is long."""
-    path = "/".join(parts)
+    """``parts`` as an escaped path for a report, its middle elided when it is long."""
+    path = "/".join(escape_name(part) for part in parts)
     if len(path) <= SHOWN_PATH:
         return path
     return f"{path[: SHOWN_PATH // 2 - 2]}/…/{path[-(SHOWN_PATH // 2 - 2) :]}"
 
 
 @dataclass
-class Plan:
-    """What one run changes, priced against the real directory."""
+class Outcome:
+    """What one apply did: the files written (and whether each was new on the host),
+    and what it could not do."""
 
-    removals: list[Parts] = field(default_factory=list)
-    writes: list[tuple[Parts, Entry]] = field(default_factory=list)
-    refused: list[tuple[Parts, Entry, str]] = field(default_factory=list)
-    #: Bytes the real directory gains (negative: loses) if every step succeeds.
-    delta: int = 0
+    written: list[tuple[Parts, Change, bool]] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
 
 
-class _HostView:
-    """The real directory's state at a path, read through descriptors."""
-
-    def __init__(self, host_root: int) -> None:
-        self.cursor = Cursor(host_root)
-
-    def lstat(self, parts: Parts) -> os.stat_result | None:
-        return lstat_at(self.cursor.parent(parts), parts[-1])
-
-
-def plan(
-    record: dict[Parts, Entry], now: dict[Parts, Entry], host_root: int, *, removals: bool
-) -> Plan:
-    """The steps from ``record`` (what the host holds of the copy) to ``now``."""
-    result = Plan()
-    host = _HostView(host_root)
-    try:
-        gone = {p for p, e in record.items() if now.get(p, e).kind != e.kind or p not in now}
-        if removals:
-            for parts in sorted(gone, reverse=True):  # what a directory holds first
-                result.removals.append(parts)
-                if record[parts].kind == FILE:
-                    result.delta -= _host_size(host, parts)
-        else:
-            gone = set()
-        created: set[Parts] = set()
-        blocked: set[Parts] = set()
-        for parts in sorted(now):  # a directory before what it holds
-            entry = now[parts]
-            if entry.kind not in (FILE, DIRECTORY) or record.get(parts) == entry:
-                continue
-            why = _refusal(host, parts, entry, gone, created, blocked)
-            if why is not None:
-                blocked.add(parts)
-                result.refused.append((parts, entry, why))
-                continue
-            if entry.kind == DIRECTORY:
-                created.add(parts)
-            else:
-                existing = 0 if parts in gone or parts[:-1] in created else _host_size(host, parts)
-                result.delta += entry.size - existing
-            result.writes.append((parts, entry))
-    finally:
-        host.cursor.close()
-    return result
-
-
-def _host_size(host: _HostView, parts: Parts) -> int:
-    try:
-        info = host.lstat(parts)
-    except OSError:
-        return 0
-    return info.st_size if info is not None and stat.S_ISREG(info.st_mode) else 0
-
-
-def _refusal(
-    host: _HostView,
-    parts: Parts,
-    entry: Entry,
-    gone: set[Parts],
-    created: set[Parts],
-    blocked: set[Parts],
-) -> str | None:
-    """Why ``entry`` cannot be applied at ``parts`` on the host, or None."""
+def _under(parts: Parts, others: set[Parts]) -> Parts | None:
     for depth in range(1, len(parts)):
-        if parts[:depth] in blocked:
-            return f"{shown(parts[:depth])} was not applied"
-    if parts[:-1] in created or parts in gone:
-        return None  # made (or emptied) by this very run
-    try:
-        info = host.lstat(parts)
-    except OSError as exc:
-        return exc.strerror or str(exc)
-    if info is None:
-        return None
-    if entry.kind == DIRECTORY:
-        return None if stat.S_ISDIR(info.st_mode) else f"a {kind_of(info.st_mode)} on the host"
-    if not stat.S_ISREG(info.st_mode):
-        return f"a {kind_of(info.st_mode)} on the host"
-    if info.st_nlink > 1:
-        return "a file with other hard links on the host"
+        if parts[:depth] in others:
+            return parts[:depth]
     return None
 
 
 def apply(
-    steps: Plan,
-    record: dict[Parts, Entry],
-    copy_root: int,
+    now: Changes,
+    record: Changes,
+    reported: Changes,
+    layer_root: int,
     host_root: int,
-    room: int,
-) -> list[str]:
-    """Carry out ``steps``; ``record`` is updated with each step that succeeded, and the
-    real directory never gains more than ``room`` bytes. Returns what failed."""
-    problems: list[str] = []
-    host, copy = Cursor(host_root), Cursor(copy_root, SAME_MOUNT)
+    *,
+    removals: bool = True,
+) -> Outcome:
+    """Carry out what differs between ``now`` and ``record`` (what was applied from this
+    layer before), updating it; ``reported`` holds what was reported as not applied,
+    so that each refusal is said once."""
+    outcome = Outcome()
+    steps: Changes = {p: c for p, c in now.items() if record.get(p) != c}
+    if removals:
+        # What the layer no longer holds (the script removed what it had made) goes too.
+        steps.update({p: Change(REMOVED) for p in record if p not in now})
+    for parts in [p for p in reported if p not in now]:
+        del reported[parts]
+    host, layer = Cursor(host_root), Cursor(layer_root, SAME_MOUNT)
+    blocked: set[Parts] = set()
+    removed: set[Parts] = set()
     try:
-        for parts in steps.removals:
-            try:
-                room += _remove(host, parts, record[parts])
-            except OSError as exc:
-                problems.append(f"removing {shown(parts)}: {exc.strerror or exc}")
+        for parts in sorted(steps):  # a directory before what it holds
+            change = steps[parts]
+            if change.kind == REMOVED and _under(parts, removed) is not None:
+                record.pop(parts, None)  # gone with its directory
                 continue
-            del record[parts]
-        for parts, entry in steps.writes:
-            was = record.get(parts)
-            # A mode the script changed (not one the host's user changed meanwhile).
-            mode = entry.mode if was is not None and was.mode != entry.mode else None
-            try:
-                if entry.kind == DIRECTORY:
-                    _make_directory(host.parent(parts), parts[-1], entry.mode, mode)
-                else:
-                    parent = host.parent(parts)
-                    room -= _write(parent, parts[-1], copy, parts, entry, room, mode)
-            except _PartlyWritten as exc:
-                room -= exc.gained
-                problems.append(f"writing {shown(parts)}: {exc.strerror or exc}")
+            why = None
+            if (top := _under(parts, blocked)) is not None:
+                why = f"{shown(top)} was not applied"
+            else:
+                try:
+                    created = _step(parts, change, record.get(parts), now, host, layer)
+                except OSError as exc:
+                    why = exc.strerror or str(exc)
+            if why is not None:
+                blocked.add(parts)
+                if reported.get(parts) != change:
+                    verb = "removing" if change.kind == REMOVED else "writing"
+                    outcome.problems.append(f"{verb} {shown(parts)}: {why}")
+                    reported[parts] = change
                 continue
-            except OSError as exc:
-                problems.append(f"writing {shown(parts)}: {exc.strerror or exc}")
-                continue
-            record[parts] = entry
+            reported.pop(parts, None)
+            if change.kind == REMOVED:
+                removed.add(parts)
+                if parts not in now:
+                    record.pop(parts, None)
+                    continue
+            elif change.kind == FILE:
+                outcome.written.append((parts, change, created))
+            record[parts] = change
     finally:
         host.close()
-        copy.close()
-    return problems
+        layer.close()
+    return outcome
 
 
-class _PartlyWritten(OSError):
-    """A copy into the host failed half-way; ``gained`` says by how much the file grew."""
-
-    def __init__(self, gained: int, reason: str) -> None:
-        super().__init__(errno.EIO, f"partly written: {reason}")
-        self.gained = gained
-
-
-def _remove(host: Cursor, parts: Parts, was: Entry) -> int:
-    """Remove what the host holds at ``parts`` if it is still what was applied there;
-    returns the bytes freed."""
+def _step(
+    parts: Parts, change: Change, was: Change | None, now: Changes, host: Cursor, layer: Cursor
+) -> bool:
+    """Apply one change (``was``: what was applied there before); True when the host
+    had nothing at ``parts`` before."""
+    if change.kind not in (FILE, DIRECTORY, REMOVED):
+        raise OSError(errno.EPERM, f"a {change.kind}, which is not applied")
+    name = parts[-1]
+    if change.kind == REMOVED:
+        try:
+            parent = host.parent(parts)
+        except FileNotFoundError:
+            return False  # its directory is gone already: nothing to remove
+        remove_entry(parent, name)
+        return False
     parent = host.parent(parts)
-    info = lstat_at(parent, parts[-1])
-    if info is None:
-        return 0
-    if kind_of(info.st_mode) != was.kind:
-        raise OSError(errno.EEXIST, f"now a {kind_of(info.st_mode)} on the host, left alone")
-    if was.kind == DIRECTORY:
-        os.rmdir(parts[-1], dir_fd=parent)
-        return 0
-    os.unlink(parts[-1], dir_fd=parent)
-    return info.st_size
-
-
-def _make_directory(parent: int, name: str, mode: int, changed: int | None) -> None:
-    try:
-        os.mkdir(name, (mode & 0o777) | 0o700, dir_fd=parent)
-    except FileExistsError:
-        info = lstat_at(parent, name)
-        if info is None or not stat.S_ISDIR(info.st_mode):
-            kind = kind_of(info.st_mode) if info is not None else "vanished entry"
-            raise OSError(errno.EEXIST, f"a {kind} on the host") from None
-        if changed is not None:
-            fd = open_dir(parent, name)
-            try:
-                os.fchmod(fd, (changed & 0o777) | 0o700)
-            finally:
-                os.close(fd)
-
-
-def _write(
-    parent: int, name: str, copy: Cursor, parts: Parts, entry: Entry, room: int, mode: int | None
-) -> int:
-    """Copy the file's bytes from the copy into the host (and its mode, when ``mode``
-    says the script changed it); returns the bytes gained."""
+    before = lstat_at(parent, name)
+    if change.kind == DIRECTORY:
+        # A directory replaces what is there once: when it first is opaque.
+        again = was is not None and was.opaque and was.stamp[0] == change.stamp[0]
+        _directory(parent, parts, change.opaque and not again, change.mode, before, now)
+        if before is not None and was is not None and was.mode != change.mode:
+            _chmod_directory(parent, name, change.mode)  # the script changed it
+        return before is None
+    if before is not None and stat.S_ISDIR(before.st_mode):
+        remove_entry(parent, name)  # the later apply wins the path whole
     flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY
-    source = open_at(copy.parent(parts), parts[-1], flags, resolve=SAME_MOUNT)
+    source = open_at(layer.parent(parts), name, flags, resolve=SAME_MOUNT)
     try:
         info = os.fstat(source)
-        if not stat.S_ISREG(info.st_mode) or entry_of(info, info.st_dev).stamp != entry.stamp:
-            raise OSError(errno.ESTALE, "changed in the copy while it was applied")
-        before = lstat_at(parent, name)
-        if before is not None and (not stat.S_ISREG(before.st_mode) or before.st_nlink > 1):
-            raise OSError(errno.EEXIST, "no longer a plain file on the host")
-        old = before.st_size if before is not None else 0
-        if entry.size - old > room:
-            raise OSError(errno.EDQUOT, "would take the mount beyond its budget")
-        flags = os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK
-        target = open_at(parent, name, flags, (entry.mode & 0o777) | 0o600)
-        try:
-            _check_target(target, before)
-            if mode is not None:
-                # Never setuid, setgid or sticky; the host keeps reading and writing it.
-                os.fchmod(target, (mode & 0o777) | 0o600)
-            try:
-                _copy(source, target, entry.size)
-            except OSError as exc:
-                gained = os.fstat(target).st_size - old
-                raise _PartlyWritten(gained, exc.strerror or str(exc)) from None
-            return os.fstat(target).st_size - old
-        finally:
-            os.close(target)
+        stamp = (info.st_ino, info.st_mtime_ns, info.st_ctime_ns)
+        if not stat.S_ISREG(info.st_mode) or stamp != change.stamp:
+            raise OSError(errno.ESTALE, "changed in the layer while it was applied")
+        replace_file(parent, name, source, change.size, change.mode)
     finally:
         os.close(source)
+    return before is None
 
 
-def _check_target(target: int, before: os.stat_result | None) -> None:
-    info = os.fstat(target)
-    if not stat.S_ISREG(info.st_mode) or info.st_nlink > 1:
-        raise OSError(errno.EEXIST, "no longer a plain file on the host")
-    if before is not None and info.st_ino != before.st_ino:
-        raise OSError(errno.ESTALE, "replaced on the host while it was applied")
+def _chmod_directory(parent: int, name: str, mode: int) -> None:
+    fd = open_at(parent, name, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        # Never setgid or sticky; the host keeps entering and changing it.
+        os.fchmod(fd, (mode & 0o777) | 0o700)
+    finally:
+        os.close(fd)
 
 
-def _copy(source: int, target: int, size: int) -> None:
-    """``size`` bytes of ``source`` into ``target`` (holes are written as zeros: the
-    budget charges a file's length, and the host holds exactly that)."""
-    os.ftruncate(target, 0)
-    left = size
-    while left > 0 and (chunk := os.read(source, min(_CHUNK, left))):
-        view = memoryview(chunk)
-        while view:
-            view = view[os.write(target, view) :]
-        left -= len(chunk)
+def _directory(
+    parent: int,
+    parts: Parts,
+    replaces: bool,
+    mode: int,
+    before: os.stat_result | None,
+    now: Changes,
+) -> None:
+    name = parts[-1]
+    if before is not None and not stat.S_ISDIR(before.st_mode):
+        if not replaces:
+            raise OSError(errno.EEXIST, f"a {kind_of(before.st_mode)} on the host")
+        remove_entry(parent, name)
+        before = None
+    if before is None:
+        os.mkdir(name, (mode & 0o777) | 0o700, dir_fd=parent)
+        return
+    if replaces:
+        # The session replaced the directory: what it does not hold goes.
+        fd = open_at(parent, name, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            for entry in os.listdir(fd):
+                if (*parts, entry) not in now:
+                    remove_entry(fd, entry)
+        finally:
+            os.close(fd)

@@ -1,10 +1,12 @@
-"""Which files a run created or changed under the writable mounts (host side).
+"""Which files changed under writable mounts written directly (``writes = "direct"``).
 
 The host keeps, per session, the size and modification time of every regular file
 under each writable mount and compares after each run: what a script wrote through
 its ``open``, through a library (``savefig``, ``to_csv``) or as plain Python is listed
-alike, by sandbox path. Symlinks are not followed; at most ``MAX_ENTRIES`` entries
-are scanned per mount, so a huge tree cannot stall the host.
+alike, by sandbox path (names escaped: ``escape_name``) — along with whatever anyone
+else changed there meanwhile, other sessions included: direct writes are outside the
+boundary. Symlinks are not followed; at most ``MAX_ENTRIES`` entries are scanned per
+mount, so a huge tree cannot stall the host.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import os
 import posixpath
 from typing import Any
 
-from sandbox.execution import WrittenFile
+from sandbox.execution import WrittenFile, escape_name
 
 MAX_ENTRIES = 100_000
 _Snapshot = dict[str, tuple[int, int]]
@@ -59,9 +61,10 @@ class WrittenFiles:
             before = self._last[mount["sandbox_path"]]
             for rel, (size, mtime) in sorted(now.items()):
                 if before.get(rel) != (size, mtime):
+                    shown = "/".join(escape_name(part) for part in rel.split("/"))
                     written.append(
                         WrittenFile(
-                            path=posixpath.join(mount["sandbox_path"], rel),
+                            path=posixpath.join(mount["sandbox_path"], shown),
                             size=size,
                             created=rel not in before,
                         )

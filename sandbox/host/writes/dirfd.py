@@ -1,7 +1,7 @@
 """Walking a directory tree one name at a time, through directory descriptors.
 
-The host applies a worker's staged writes (``staged_writes.py``): the names come from a
-directory the worker controlled, and the real directory may hold links too. Every
+The host applies a session's private changes (``apply.py``): the names come from a
+layer the worker controlled, and the real directory may hold links too. Every
 operation therefore takes a descriptor of a directory already checked plus a single
 validated name: no path string longer than one component is ever resolved (so depth is
 not bounded by PATH_MAX), and no symlink is followed. Where the kernel has ``openat2``
@@ -138,6 +138,10 @@ class Cursor:
             here = self._open[-1][1] if self._open else self._root
             self._open.append((name, open_dir(here, name, self._resolve)))
         return self._open[-1][1] if self._open else self._root
+
+    def open(self, parts: tuple[str, ...]) -> int:
+        """A new descriptor of the directory ``parts`` itself (the caller closes it)."""
+        return open_dir(self.parent(parts), parts[-1], self._resolve)
 
     def close(self) -> None:
         """Close every descriptor but the root (which the caller owns)."""

@@ -1,9 +1,10 @@
-"""Host-side accounting of what a session wrote under its writable mounts.
+"""Bytes under writable mounts written directly (``writes = "direct"``), after each run.
 
-The language layer counts every byte its ``open`` writes; a script running with that
-layer off writes through the OS, where the kernel caps each file (RLIMIT_FSIZE) but not
-a mount's total. The host therefore measures each writable mount after every run, and
-a session that grew one beyond its ``max_bytes`` is stopped.
+Outside the boundary: the worker writes the directory itself, where the kernel caps each
+file (RLIMIT_FSIZE) but not a mount's total, and other sessions write too. The host
+measures each mount after every run, and a session under which one grew beyond its
+``max_bytes`` is stopped (the bytes stay). Private writes charge each session's own
+layer instead (``layer.py``).
 """
 
 from __future__ import annotations

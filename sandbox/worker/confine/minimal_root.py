@@ -3,11 +3,13 @@
 
 The root holds read-only bind mounts of the Python installation and the shared-library
 directories (what ``landlock.py`` lets a worker read), ``/dev/null``, and the policy's
-mounts at their host paths (``ro`` read-only, ``rw`` as the host has them) and again at
+mounts at their host paths (``ro`` read-only; ``rw`` read-only too where each worker
+covers it with a private view, ``overlay.py``, else as the host has them) and again at
 their sandbox paths (for library code, which opens files itself: Landlock's rules name
 the host directories, and a second bind of a directory is the same directory to it);
-then the
-tmpfs itself is made read-only. Outside those paths nothing of the host exists: not
+then the tmpfs itself is made read-only. Every bind is ``nosuid`` and, but for
+``/dev/null``, ``nodev``: no file in the root gains privileges when run, and no device
+node a mount holds opens. Outside those paths nothing of the host exists: not
 /etc, /proc, /home, /tmp or the project, so there is nothing to read, stat, chmod or
 mark. Needs CAP_SYS_ADMIN over the current mount namespace (``namespaces.py`` provides
 it inside a user namespace).
@@ -96,7 +98,15 @@ def plan(mounts: Sequence[dict[str, Any]]) -> Plan:
     # Read-only: the device stays writable (a read-only mount refuses writes only to
     # files, directories and links), but its mode, owner and times cannot change.
     binds.append((os.devnull, "ro"))
-    binds += [(str(m["host_path"]), str(m["mode"])) for m in mounts]
+    # A read-only mount inside another read-only one is there already; its own bind
+    # would be a locked child of the outer one, which no overlay could then use as
+    # its lower layer (each worker's private view of a writable mount, overlay.py).
+    read_only = [str(m["host_path"]) for m in mounts if m["mode"] == "ro"]
+    binds += [
+        (str(m["host_path"]), str(m["mode"]))
+        for m in mounts
+        if m["mode"] != "ro" or str(m["host_path"]) in _outermost(read_only)
+    ]
     sources = _at_sandbox_paths(mounts, [path for path, _ in binds])
     binds += [(path, mode) for path, (_, mode) in sources.items()]
     # Parents before children: a mount inside another is bound on top of it.
@@ -114,13 +124,12 @@ def _at_sandbox_paths(
     """The policy's mounts bound a second time at their sandbox paths, so that library
     code (``pandas.read_csv("/data/x.csv")``) and plain Python find files where the
     script's ``open`` does. A sandbox path that coincides with, contains or lies inside
-    another bind is left out (its mount point could not be made, or would hide it);
-    a mount marked ``stage`` is too (its worker covers the host path with a copy).
+    another bind is left out (its mount point could not be made, or would hide it).
     """
     extra: dict[str, tuple[str, str]] = {}
     for m in mounts:
         path = str(m["sandbox_path"])
-        if m.get("stage") or any(_inside(path, t) or _inside(t, path) for t in taken):
+        if any(_inside(path, t) or _inside(t, path) for t in taken):
             continue
         extra[path] = (str(m["host_path"]), str(m["mode"]))
         taken = [*taken, path]
@@ -139,12 +148,15 @@ def _make_point(root: str, path: str, is_dir: bool) -> str:
 
 
 def _bind(fd: int, target: str, mode: str) -> None:
+    """Bind ``fd`` at ``target``: ``nosuid`` always, ``nodev`` unless it is a device
+    (``/dev/null``, which ``nodev`` would make unopenable), read-only for ``ro``."""
     _mount(f"/proc/self/fd/{fd}", target, None, _MS_BIND)
-    if mode == "ro":
-        locked = os.statvfs(target).f_flag
-        flags = _MS_REMOUNT | _MS_BIND | _MS_RDONLY
-        flags |= sum(ms for st, ms in _LOCKED_FLAGS if locked & st)
-        _mount(None, target, None, flags)
+    locked = os.statvfs(target).f_flag
+    flags = _MS_REMOUNT | _MS_BIND | _MS_NOSUID
+    flags |= 0 if stat.S_ISCHR(os.fstat(fd).st_mode) else _MS_NODEV
+    flags |= _MS_RDONLY if mode == "ro" else 0
+    flags |= sum(ms for st, ms in _LOCKED_FLAGS if locked & st)
+    _mount(None, target, None, flags)
 
 
 def _pivot(root: str) -> None:

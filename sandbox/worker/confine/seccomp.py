@@ -33,8 +33,10 @@ from sandbox.worker.confine.syscalls import (
     FILE_WRITES,
     HOT,
     METADATA,
+    MODE_ARGS,
     OPEN_CALLS,
     SELF,
+    SPECIAL_MODE_BITS,
     WRITE_OPEN_FLAGS,
 )
 
@@ -43,16 +45,19 @@ _PR_SET_NO_NEW_PRIVS = 38
 _PR_SET_SECCOMP = 22
 _SECCOMP_MODE_FILTER = 2
 
-_LD_ABS_W, _JEQ, _JGE, _JSET, _RET = 0x20, 0x15, 0x35, 0x45, 0x06
+_LD_ABS_W, _JA, _JEQ, _JGE, _JSET, _RET = 0x20, 0x05, 0x15, 0x35, 0x45, 0x06
 _ALLOW, _KILL, _ERRNO = 0x7FFF0000, 0x80000000, 0x00050000
 _ALLOW_RET = (_RET, _ALLOW, 0, 0)
 _REFUSE_RET = (_RET, _ERRNO | errno.EPERM, 0, 0)
 
-_Instr = tuple[int, int, "int | str", "int | str"]
+_Instr = tuple[int, "int | str", "int | str", "int | str"]
 
 
 def _assemble(prog: list[_Instr | str]) -> bytes:
-    """Resolve jump labels (strings) into BPF's forward offsets and pack the program."""
+    """Resolve jump labels (strings) into BPF's forward offsets and pack the program.
+
+    A conditional jump reaches 255 instructions; ``_JA`` (its label in ``k``) any.
+    """
     labels: dict[str, int] = {}
     code: list[_Instr] = []
     for item in prog:
@@ -65,6 +70,7 @@ def _assemble(prog: list[_Instr | str]) -> bytes:
         offsets = [labels[j] - index - 1 if isinstance(j, str) else j for j in (jt, jf)]
         if min(offsets) < 0 or max(offsets) > 255:
             raise ValueError("seccomp filter jump out of range")
+        k = labels[k] - index - 1 if isinstance(k, str) else k
         packed.append(struct.pack("=HBBI", op, offsets[0], offsets[1], k))
     return b"".join(packed)
 
@@ -92,6 +98,7 @@ def _chain(
     allowed += list(FILE_WRITES) if file_writes else []
     allowed += list(METADATA) if metadata_writes else []
     targets = {name: "allow" for name in allowed}
+    targets.update({name: f"mode_{name}" for name, _ in MODE_ARGS if name in targets})
     targets.update({name: f"check_{name}" for name in CHECKED})
     if not file_writes:
         targets.update({name: f"open_flags_{index}" for name, index in OPEN_CALLS})
@@ -120,7 +127,12 @@ def build_filter(
     ]
     if machine == "x86_64":  # the x32 ABI shares the arch value; refuse it outright
         prog.append((_JGE, 0x40000000, "deny", 0))
-    prog += [(_JEQ, nr, label, 0) for nr, label in _chain(table, file_writes, metadata_writes)]
+    chain = _chain(table, file_writes, metadata_writes)
+    for nr, label in chain:
+        if label == "allow":
+            prog.append((_JEQ, nr, "allow", 0))
+        else:  # the blocks below lie beyond a conditional jump's reach: through a _JA
+            prog += [(_JEQ, nr, 0, 1), (_JA, label, 0, 0)]
     prog += ["deny", _REFUSE_RET, "allow", _ALLOW_RET, "kill", (_RET, _KILL, 0, 0)]
     # BPF jumps only forward: each block below carries its own returns.
     if not file_writes:
@@ -133,6 +145,16 @@ def build_filter(
                     _ALLOW_RET,
                     _REFUSE_RET,
                 ]
+    labels = {label for _, label in chain}
+    for name, index in MODE_ARGS:
+        if f"mode_{name}" in labels:
+            prog += [
+                f"mode_{name}",
+                (_LD_ABS_W, 16 + 8 * index, 0, 0),
+                (_JSET, SPECIAL_MODE_BITS, 0, 1),
+                _REFUSE_RET,
+                _ALLOW_RET,
+            ]
     for name, rules in CHECKED.items():
         if name in table:
             prog += _checked_block(name, rules, pid)

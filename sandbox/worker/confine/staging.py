@@ -1,15 +1,13 @@
-"""Writable mounts as private, size-capped copies (Linux user and mount namespaces).
+"""Writable mounts as private, size-capped copies, where the kernel has no overlay.
 
-With the language layer off, a script writes through the kernel, which caps each file
-(RLIMIT_FSIZE) but not a directory's total. So, before confinement, the worker enters
-its own user and mount namespaces and covers each writable mount with a tmpfs of
-bounded size holding a copy of the directory. The script writes there; after each run
-the host applies what changed to the real directory, and only while the session stays
-within the mount's budget (``staged_writes.py``). Bytes beyond the budget never reach
-the host.
-
-No root needed where the kernel allows unprivileged user namespaces; elsewhere
-:func:`stage` raises and the worker reports the mechanism as degraded.
+The fallback of ``overlay.py``: in its own user and mount namespaces, the worker covers
+each writable mount with a tmpfs of bounded size holding a copy of the directory (and
+binds that copy at the mount's sandbox path as well). The script writes there; after
+each run the host compares the copy with what it held when the worker started and
+applies the session's changes (``sandbox/host/writes/``). Copying costs time and memory
+in proportion to the directory, so directories beyond :data:`MAX_COPY_BYTES` or
+:data:`MAX_COPY_ENTRIES` are not copied: :func:`stage` raises, the worker reports why,
+and the host runs no script in it.
 
 Worker side: standard library only.
 """
@@ -25,14 +23,17 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from sandbox.worker.confine.overlay import second_binds
+
 _CLONE_NEWNS, _CLONE_NEWUSER = 0x00020000, 0x10000000
 _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REC, _MS_PRIVATE = 2, 4, 8, 0x4000, 1 << 18
+_MS_BIND, _MS_REMOUNT = 4096, 32
 _PAGE = 4096
 #: Room beyond budget and copy for page rounding: up to this many partly filled pages.
 SLACK_PAGES = 256
 #: Entries a staged copy may hold beyond what it started with.
 EXTRA_INODES = 4096
-#: Largest directory copied at session start; bigger writable mounts are not staged.
+#: Largest directory copied when a worker starts; bigger writable mounts are not copied.
 MAX_COPY_BYTES = 256 * 1024 * 1024
 MAX_COPY_ENTRIES = 20_000
 #: Memory a worker must keep for scripts beyond what it uses when it starts (the host
@@ -141,7 +142,7 @@ def tmpfs_bytes(source: _Source, mount: dict[str, Any]) -> int:
     return (source.pages + SLACK_PAGES) * _PAGE + int(mount["max_bytes"])
 
 
-def _address_space_bytes() -> int:
+def address_space_bytes() -> int:
     """This process's address space now (what the worker needs before any script)."""
     try:
         with open("/proc/self/statm") as statm:
@@ -182,6 +183,10 @@ def _cover(
         target = source.path.encode()
         _check(_libc.mount(b"tmpfs", target, b"tmpfs", flags, options.encode()), "mount")
         _copy_tree(source.fd, source.path)
+        if mount.get("also_at"):
+            also = str(mount["also_at"]).encode()
+            _check(_libc.mount(target, also, None, _MS_BIND, None), "bind")
+            _check(_libc.mount(None, also, None, _MS_REMOUNT | _MS_BIND | flags, None), "remount")
     # The new user namespace granted every capability inside it: the worker drops them
     # all right after (privileges.drop, called by confine).
 
@@ -206,6 +211,8 @@ def stage(
     if _libc is None:
         raise OSError("user namespaces exist only on Linux")
     writable = [m for m in mounts if m["mode"] == "rw"]
+    binds = second_binds(writable)
+    writable = [{**m, "also_at": binds.get(m["host_path"])} for m in writable]
     paths = sorted(m["host_path"] for m in writable)
     for outer, inner in itertools.pairwise(paths):
         if inner == outer or inner.startswith(outer.rstrip("/") + "/"):
@@ -214,7 +221,7 @@ def stage(
     try:
         sources.extend(_Source(m["host_path"]) for m in writable)
         reserved = sum(tmpfs_bytes(s, m) for s, m in zip(sources, writable, strict=True))
-        left = memory_bytes - reserved - _address_space_bytes()
+        left = memory_bytes - reserved - address_space_bytes()
         if left < MIN_WORKER_BYTES:
             raise OSError(
                 f"the copies of the writable mounts ({reserved >> 20} MiB: contents and "
@@ -234,7 +241,7 @@ def stage(
         for source in sources:
             os.close(source.fd)
     description = (
-        f"active (private tmpfs copies of {len(writable)} writable mount(s), "
+        f"active (staged copies of {len(writable)} writable mount(s), no overlay here: "
         f"{reserved >> 20} MiB of the memory limit)"
     )
     return Staged(description, reserved)

@@ -1,13 +1,14 @@
 """Confining a freshly forked worker before it runs any script.
 
 In order: its own session and process group (so the host can kill everything it
-starts), death with its parent, no inherited descriptors, an empty environment,
-private copies of the writable mounts when asked (``staging.py``), no privileges
-(``privileges.py``: ``no_new_privs``, every capability set emptied — after staging,
-which needs capabilities in its user namespace), resource limits, Landlock filesystem
-confinement (``landlock.py``) and the seccomp filter (``seccomp.py``). Anything a
-machine does not allow is reported as degraded in the returned report, never skipped
-silently.
+starts), death with its parent, no inherited descriptors, an empty environment, a
+private copy-on-write view of each writable mount when asked (``overlay.py``, or a
+staged copy where the kernel has no overlay for it: ``staging.py``), no privileges
+(``privileges.py``: ``no_new_privs``, every capability set emptied — after the private
+views, which need capabilities in the worker's user namespace), resource limits,
+Landlock filesystem confinement (``landlock.py``) and the seccomp filter
+(``seccomp.py``). Anything a machine does not allow is reported as degraded in the
+returned report, never skipped silently.
 
 Worker side: standard library only.
 """
@@ -20,8 +21,13 @@ import signal
 from collections.abc import Sequence
 from typing import Any
 
-from sandbox.worker.confine import landlock, namespaces, privileges, staging
+from sandbox.worker.confine import landlock, namespaces, overlay, privileges, staging
 from sandbox.worker.confine.seccomp import die_with_parent, install_syscall_filter
+
+#: Signals a worker may have queued at once (its own timers use a few).
+SIGPENDING = 32
+#: This worker's upper layers (``overlay.py``), for its hello: the host opens them.
+_layers: list[int] = []
 
 
 def apply_rlimits(
@@ -30,7 +36,7 @@ def apply_rlimits(
     """Resource limits for this process; raises if one cannot be set.
 
     ``max_file_bytes`` is the largest file a script may write (0: none at all);
-    ``reserved_bytes`` of the memory limit are held by the staged copies' tmpfs.
+    ``reserved_bytes`` of the memory limit are held by the private views' tmpfs.
     """
     memory = int(limits["memory_mb"]) * 1024 * 1024 - reserved_bytes
     session_cpu = int(limits["session_cpu_s"])
@@ -43,7 +49,12 @@ def apply_rlimits(
         (resource.RLIMIT_CORE, (0, 0)),
         (resource.RLIMIT_NPROC, (0, 0)),
         (resource.RLIMIT_MEMLOCK, (0, 0)),
+        # Per-user budgets a worker would charge up its user namespaces to the host's
+        # user: queued signals (the host's own sigqueue and timers fail once they are
+        # spent) and POSIX message queue bytes.
+        (resource.RLIMIT_SIGPENDING, (SIGPENDING, SIGPENDING)),
         (resource.RLIMIT_MSGQUEUE, (0, 0)),
+        (resource.RLIMIT_RTPRIO, (0, 0)),
     ]
     for which, value in settings:
         resource.setrlimit(which, value)
@@ -98,26 +109,61 @@ def _drop_privileges() -> str:
         return f"degraded: {exc.strerror or exc}"
 
 
+def private_layers() -> list[int]:
+    """This worker's upper layers, one descriptor per writable mount in mount order
+    (empty: none, or staged copies, which the host reaches through the mounts)."""
+    return list(_layers)
+
+
+def _make_private(
+    mounts: Sequence[dict[str, Any]], limits: dict[str, Any], entered: bool, via: str
+) -> tuple[str, int]:
+    """Cover the writable mounts with private views: (the report's state, the bytes
+    their tmpfs may hold). Raises when a cover broke half-way (no state to run in).
+
+    ``via``: "overlay" (falling back to staged copies where there is none) or "copy".
+    """
+    if not entered:
+        return "degraded: the worker has no mount namespace of its own", 0
+    memory = int(limits["memory_mb"]) * 1024 * 1024
+    try:
+        if via == "copy":
+            raise overlay.Unavailable(0, "staged copies asked for")
+        covered = overlay.build(mounts, memory, staging.address_space_bytes())
+    except overlay.Unavailable as exc:
+        try:
+            description, reserved = staging.stage(mounts, memory, entered=True)
+        except OSError as copy_exc:
+            return f"degraded: {exc.strerror or exc}, and no staged copy: {copy_exc}", 0
+        return description, reserved
+    except OSError as exc:
+        return f"degraded: {exc.strerror or exc}", 0
+    _layers[:] = covered.layers
+    return covered.description, covered.reserved_bytes
+
+
 def confine(
     channel_fd: int,
     limits: dict[str, Any],
     *,
     os_layer: bool = True,
     mounts: Sequence[dict[str, Any]] = (),
-    stage_writes: bool = False,
+    private_writes: bool = False,
+    private_via: str = "overlay",
 ) -> dict[str, str]:
     """Apply the mechanisms; return each one's state: "active", "off" (the policy's
     ``os`` layer is off) or "degraded: <why>" (this machine does not allow it).
 
     With the OS layer off only the process group (the host's wall clock kills through
-    it) and the rlimits remain. ``stage_writes`` covers the writable mounts with private
-    copies (``staging.py``) before the file-size limit would stop the copying.
+    it) and the rlimits remain. ``private_writes`` covers the writable mounts with
+    private views (``overlay.py``, ``staging.py``) before the file-size limit applies;
+    where that fails the state says why, and the host runs nothing in this worker.
     """
     report: dict[str, str] = {}
     if os_layer:
         # Before detach: it needs the zygote's /proc descriptor. Every unshare and mount
-        # happens here or in staging, before the syscall filter refuses them.
-        report.update(namespaces.enter_worker(own_mounts=stage_writes))
+        # happens here or in the private views, before the syscall filter refuses them.
+        report.update(namespaces.enter_worker(own_mounts=private_writes))
         detach(channel_fd)
         report["environment"] = "active" if not os.environ else "degraded: not empty"
         report["descriptors"] = "active"
@@ -127,15 +173,9 @@ def confine(
         report["environment"] = report["descriptors"] = "off"
     report["process_group"] = "active"
     reserved = 0
-    if os_layer and stage_writes:
-        try:
-            entered = namespaces.in_own_mount_namespace(report)
-            memory = int(limits["memory_mb"]) * 1024 * 1024
-            report["write_staging"], reserved = staging.stage(mounts, memory, entered=entered)
-        except OSError as exc:
-            report["write_staging"] = (
-                f"degraded: {exc}; a mount's total is checked only after each run"
-            )
+    if os_layer and private_writes:
+        entered = namespaces.in_own_mount_namespace(report)
+        report["private_writes"], reserved = _make_private(mounts, limits, entered, private_via)
     report["privileges"] = _drop_privileges() if os_layer else "off"
     writable = [m for m in mounts if m["mode"] == "rw"]
     try:

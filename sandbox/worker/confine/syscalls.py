@@ -53,7 +53,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     # more than the world-readable /proc/<pid>/status.
     "process": (
         "getpid", "gettid", "getppid", "getuid", "geteuid", "getgid", "getegid",
-        "getgroups", "getresuid", "getresgid", "getpgrp", "getpgid", "getsid", "uname",
+        "getgroups", "getresuid", "getresgid", "getpgrp", "uname",
         "getrandom", "capget", "getrlimit", "setrlimit", "sched_yield", "futex",
         "exit_group", "exit",
     ),
@@ -77,6 +77,16 @@ METADATA = (
     "listxattr", "llistxattr", "flistxattr",
 )
 
+#: Calls that set a file's mode, with the index of their mode argument: wherever they are
+#: allowed, a mode with a setuid, setgid or sticky bit is refused. The worker's uid maps
+#: to its host owner, so such a bit on a file the host keeps would be the host's own
+#: (a setuid-root program, run by anyone).
+MODE_ARGS = (
+    ("chmod", 1), ("fchmod", 1), ("fchmodat", 2), ("fchmodat2", 2), ("open", 2),
+    ("openat", 3), ("creat", 1), ("mkdir", 1), ("mkdirat", 2),
+)  # fmt: skip
+SPECIAL_MODE_BITS = 0o7000
+
 #: Stands for the worker's own pid (read with getpid() when the filter is installed).
 SELF = "self"
 #: Allowed only with these arguments: {name: ((argument index, allowed values), ...)},
@@ -89,6 +99,10 @@ CHECKED: dict[str, tuple[tuple[int, tuple[int | str, ...]], ...]] = {
     "tgkill": ((0, (SELF,)), (1, (SELF,))),
     "rt_sigqueueinfo": ((0, (SELF,)),),
     "rt_tgsigqueueinfo": ((0, (SELF,)), (1, (SELF,))),
+    # The process group and session of the worker itself only (other sessions' workers
+    # share its PID namespace: their pids must not be told apart from free ones).
+    "getpgid": ((0, (0, SELF)),),
+    "getsid": ((0, (0, SELF)),),
     # Limits, priority, CPUs and scheduling of the worker itself (0 or its pid).
     "prlimit64": ((0, (0, SELF)),),
     "getpriority": ((0, (0,)), (1, (0, SELF))),  # PRIO_PROCESS
