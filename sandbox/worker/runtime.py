@@ -33,6 +33,7 @@ from sandbox.protocol import (
 from sandbox.worker.language.callables import builtin
 from sandbox.worker.language.compiler import (
     GETATTR,
+    GUARD_NAMES,
     LAST_EXPR,
     MATCH_CLASS,
     RERAISE,
@@ -53,6 +54,7 @@ from sandbox.worker.language.guards import (
     reraise_control,
 )
 from sandbox.worker.language.jsonsafe import NotJsonable, to_json
+from sandbox.worker.language.membrane import membrane_names, register_namespace
 from sandbox.worker.language.script_asyncio import attach_channel, run_top_level
 from sandbox.worker.language.sysproxy import bind as bind_streams
 from sandbox.worker.language.sysproxy import emit, reset_redirects, swapped_streams
@@ -97,9 +99,17 @@ class ScriptRuntime:
             # The language layer is switched off: plain Python with the real builtins.
             script_builtins = dict(vars(builtins))
         script_builtins["print"] = builtin(self._print, "print")
+        guards = {
+            GETATTR: guarded_getattr,
+            WRITE: guarded_write,
+            RERAISE: reraise_control,
+            MATCH_CLASS: check_match_class,
+            LAST_EXPR: _identity,
+            **membrane_names(),
+        }
         if language:
             evaluator = Evaluator(
-                (guarded_getattr, guarded_write, reraise_control, check_match_class, _identity),
+                tuple(guards[name] for name in GUARD_NAMES),
                 script_builtins,
                 self._register_string,
                 int(limits.get("source_bytes", 100_000)),
@@ -110,12 +120,12 @@ class ScriptRuntime:
         self.globals: dict[str, Any] = {
             "__builtins__": script_builtins,
             "__name__": SCRIPT_MODULE,
-            GETATTR: guarded_getattr,
-            WRITE: guarded_write,
-            RERAISE: reraise_control,
-            MATCH_CLASS: check_match_class,
+            **guards,
             LAST_EXPR: self._last_expr,
         }
+        # Where the compiled code finds its guards: never a value a script may hold.
+        register_namespace(self.globals)
+        register_namespace(script_builtins)
         # The protocol's helper names, each bound to its implementation (in order).
         helpers = (self._final_result, self._observation, self._error, self._transfer)
         for name, helper in zip(HELPERS, helpers, strict=True):

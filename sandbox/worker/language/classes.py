@@ -40,6 +40,7 @@ from typing import Any
 
 from sandbox.worker.language.control import ControlFlow, ForbiddenOperation, ToolError
 from sandbox.worker.language.copy_hooks import check_slots, default_deepcopy, memo_guarded
+from sandbox.worker.language.membrane import admit_class, replace_on_entry
 from sandbox.worker.language.names import is_private_name as _is_private
 
 #: Module name a script's globals carry; classes defined by the script get it too.
@@ -164,6 +165,7 @@ def build_class(func: Callable[..., Any], name: str, *bases: Any, **kwargs: Any)
     if foreign:
         _foreign_privates[cls] = foreign
     _user_types.add(cls)
+    admit_class(cls)
     if _real_type(cls) is _real_type and all(k in _pure_script for k in cls.__mro__[1:-1]):
         _pure_script.add(cls)
     return cls  # type: ignore[no-any-return]
@@ -298,6 +300,8 @@ class SafeType(metaclass=_TypeMeta):
 # Scripts see it as Python's own (``type.__name__``, error messages).
 SafeType.__name__ = SafeType.__qualname__ = "type"
 SafeType.__module__ = "builtins"
+# Wherever native code would hand a script the real one (``typing.get_origin(Type)``).
+replace_on_entry(_real_type, SafeType)
 
 
 def _visible(cls: type) -> bool:

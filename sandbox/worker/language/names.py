@@ -30,7 +30,15 @@ from RestrictedPython.transformer import (
 GETATTR, WRITE, RERAISE, LAST_EXPR = ".getattr", ".write", ".reraise_control", ".last_expr"
 #: The guard that vets the class of a class pattern (``guards.check_match_class``).
 MATCH_CLASS = ".match_class"
-GENERATED_NAMES = frozenset({GETATTR, WRITE, RERAISE, LAST_EXPR, MATCH_CLASS})
+#: The membrane (``membrane.py``): the real ``type``, the set of harmless exact types,
+#: the check of one value, of an unpacked value's items.
+EXACT_TYPE, HARMLESS, ENTER, UNPACK = ".exact_type", ".harmless", ".enter", ".unpack"
+#: Locals the compiler binds: a value being checked, an item bound to a stored target.
+HELD, ITEM = ".held", ".item"
+#: The names bound in the script's globals (and passed to ``eval``/``exec`` code).
+GUARD_NAMES = (GETATTR, WRITE, RERAISE, MATCH_CLASS, LAST_EXPR, EXACT_TYPE, HARMLESS, ENTER)
+GUARD_NAMES += (UNPACK,)
+GENERATED_NAMES = frozenset({*GUARD_NAMES, HELD, ITEM})
 
 #: Names RestrictedPython reserves (``print``, ``printed``, ``builtins``, ``breakpoint``);
 #: ``print`` may be read (it is the sandbox's capturing print).

@@ -1,0 +1,201 @@
+"""The membrane: what a value must be to enter script code.
+
+Native code hands values to a script at a few kinds of places: the parameters of the
+script's functions (native code calls back: ``__eq__``, ``__hash__``, ``__getattr__``,
+``__format__``, sort keys, ``re`` callbacks, hooks), the results of calls, the items
+taken out of containers (iteration, unpacking, subscripts), ``with``/``except``/
+``match`` targets, ``await`` results and the values a generator is sent. The compiler
+passes every such value through :func:`enter`
+(``membrane_positions.py`` lists the positions; a test walks ``ast`` so that a new
+one cannot be missed). ``enter`` refuses the values no script may hold, whatever route
+brought them:
+
+- frames, code objects and cells (the interpreter's state: globals, builtins, closures);
+- real modules (a script holds only the sandbox's proxies);
+- module namespaces, the real builtins dict and the script's own globals (where the
+  compiler's guards live);
+- library metaclasses (they build classes from any namespace); the real ``type`` is
+  replaced by the sandbox's;
+- unbound Python methods of library classes (library code run with a ``self`` of the
+  script's choice).
+
+A container may hold any of these (``__closure__`` is a tuple of cells): its items are
+checked as they come out, so containers themselves pass.
+
+Cheap by construction: the compiler tests ``type(value) in HARMLESS_TYPES`` inline (an
+exact-type set lookup, no call) and calls :func:`enter` only when that fails.
+``HARMLESS_TYPES`` holds the scalar types, the containers, the script's own classes,
+and every class :func:`enter` has found to be none of the above (instances of
+``Decimal``, ``ndarray``...): a type is vetted once. Dicts (a namespace is refused by
+identity), functions and classes are decided per value.
+
+Worker side: standard library only.
+"""
+
+from __future__ import annotations
+
+import builtins
+import sys
+import types
+from collections.abc import Callable
+from typing import Any
+
+from sandbox.worker.language.control import ForbiddenOperation
+from sandbox.worker.language.names import ENTER, EXACT_TYPE, HARMLESS, UNPACK
+
+_real_type = type
+
+#: Exact types whose every instance a script may hold; grows as :func:`enter` vets types.
+HARMLESS_TYPES: set[type] = {
+    int,
+    float,
+    complex,
+    bool,
+    str,
+    bytes,
+    bytearray,
+    type(None),
+    type(NotImplemented),
+    type(Ellipsis),
+    # Containers: every item that comes out of one (iteration, unpacking, subscript,
+    # a match) is checked there.
+    list,
+    tuple,
+    set,
+    frozenset,
+    types.MappingProxyType,
+    range,
+    slice,
+    types.TracebackType,  # its frame is refused by name (``tb_frame``, ``tb_next``)
+}
+
+#: Types whose instances a script never holds, with what the refusal calls them.
+FORBIDDEN: dict[type, str] = {
+    types.FrameType: "a frame",
+    types.CodeType: "a code object",
+    types.CellType: "a closure cell",
+    types.ModuleType: "a module",
+}
+
+#: Values replaced by the sandbox's own on entry (the real ``type``: ``safe_type``).
+_replacements: dict[int, tuple[Any, Any]] = {}
+
+#: Dicts no script may hold, by id (strong references keep the ids unique).
+_namespaces: dict[int, dict[str, Any]] = {}
+_modules_seen = 0
+
+#: Functions the sandbox made that may run with any argument (they check it).
+_sandbox_functions: set[int] = set()
+
+
+def replace_on_entry(value: Any, replacement: Any) -> None:
+    """Hand scripts ``replacement`` wherever native code would hand them ``value``."""
+    _replacements[id(value)] = (value, replacement)
+
+
+def register_namespace(namespace: dict[str, Any]) -> None:
+    """A dict no script may hold (a script's globals, its builtins)."""
+    _namespaces[id(namespace)] = namespace
+
+
+def trust_function(function: Callable[..., Any]) -> None:
+    """A function of the sandbox's that checks its own arguments (a ``self`` check)."""
+    _sandbox_functions.add(id(function))
+    _keep.append(function)
+
+
+_keep: list[Any] = []
+
+
+def _refuse(what: str) -> ForbiddenOperation:
+    return ForbiddenOperation(f"{what} cannot be handed to a script in the sandbox")
+
+
+def _refresh_namespaces() -> None:
+    global _modules_seen
+    for module in list(sys.modules.values()):
+        namespace = getattr(module, "__dict__", None)
+        if _real_type(namespace) is dict:
+            _namespaces[id(namespace)] = namespace
+    _namespaces[id(vars(builtins))] = vars(builtins)
+    _modules_seen = len(sys.modules)
+
+
+def _enter_dict(value: dict[Any, Any]) -> dict[Any, Any]:
+    if len(sys.modules) != _modules_seen:
+        _refresh_namespaces()
+    if id(value) in _namespaces and _namespaces[id(value)] is value:
+        raise _refuse("a namespace (module globals or builtins)")
+    return value
+
+
+def _enter_function(value: types.FunctionType) -> types.FunctionType:
+    if value.__code__.co_filename.startswith("<script") or id(value) in _sandbox_functions:
+        return value
+    # ``JSONEncoder.encode``: defined in a class body, it runs with any ``self``.
+    qualname = value.__qualname__
+    tail = qualname.rpartition("<locals>.")[2] if _real_type(qualname) is str else ""
+    if "." in tail:
+        raise _refuse(f"the unbound library method {tail!r}")
+    return value
+
+
+def _enter_class(value: type) -> Any:
+    replaced = _replacements.get(id(value))
+    if replaced is not None and replaced[0] is value:
+        return replaced[1]
+    if issubclass(value, _real_type):
+        raise _refuse(f"the metaclass {value.__qualname__!r}")
+    return value
+
+
+_PER_VALUE: dict[type, Callable[[Any], Any]] = {
+    dict: _enter_dict,
+    types.FunctionType: _enter_function,
+}
+
+
+def enter(value: Any) -> Any:
+    """``value`` as a script may hold it (the same object, or the sandbox's stand-in);
+    raises ``TypeError`` for a value no script may hold."""
+    cls = _real_type(value)
+    if cls in HARMLESS_TYPES:
+        return value
+    check = _PER_VALUE.get(cls)
+    if check is not None:
+        return check(value)
+    if issubclass(cls, _real_type):
+        return _enter_class(value)
+    for kind, what in FORBIDDEN.items():
+        if issubclass(cls, kind):
+            raise _refuse(what)
+    HARMLESS_TYPES.add(cls)
+    return value
+
+
+def unpack(value: Any) -> Any:
+    """The value of an unpacking assignment, its items checked (``a, b = pair``)."""
+    cls = _real_type(value)
+    if cls is tuple or cls is list:
+        if HARMLESS_TYPES.issuperset(map(_real_type, value)):
+            return value
+        return [enter(item) for item in value]
+    return [enter(item) for item in enter(value)]
+
+
+def admit_class(cls: type) -> None:
+    """A class the script defined: its instances are the script's own."""
+    HARMLESS_TYPES.add(cls)
+
+
+def membrane_names() -> dict[str, Any]:
+    """The membrane's generated names and what the compiled code finds under them."""
+    return {
+        EXACT_TYPE: _real_type,
+        HARMLESS: HARMLESS_TYPES,
+        ENTER: enter,
+        UNPACK: unpack,
+    }
+
+
+_refresh_namespaces()

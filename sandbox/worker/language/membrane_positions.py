@@ -1,0 +1,320 @@
+"""Where values enter script code: the positions the compiler passes through the membrane.
+
+:data:`POSITIONS` says, for every AST node type the compiler accepts, whether native
+code can hand a value to script code there and how it is checked (a test walks ``ast``
+so that a new node type cannot go unlisted). The checked positions:
+
+- parameters of functions and lambdas (native code calls back with any argument);
+- results of calls, ``await`` and ``yield`` (a generator's sent value), unless the
+  statement discards them;
+- names bound by iteration (``for``, ``async for``, comprehensions), by unpacking, by
+  ``with ... as``, ``except ... as`` and ``match`` captures, and by a decorator;
+
+- items taken out of a container by a subscript.
+
+A value used and dropped is not checked (:data:`CONSUMING`: a truth test, a comparison,
+a discarded call, a loop's iterable...). The checks themselves are built in
+``membrane_nodes.py``.
+
+Worker side: standard library and RestrictedPython only.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, Any
+
+from sandbox.worker.language.fastwalk import FastNodeTransformer
+from sandbox.worker.language.membrane_nodes import (
+    checked_items,
+    detached_target,
+    entered_call,
+    entered_inline,
+    is_docstring,
+    item_target,
+    item_values,
+    location,
+    name_checks,
+    name_guard,
+    parameters,
+    pattern_names,
+    target_names,
+    unpacked,
+)
+
+_CHECKED = "checked: a value native code hands to script code passes the membrane here"
+_BUILT = "built by the script from values it holds"
+_HELD = "reads an object the script holds (attribute names follow the name rule)"
+_COMPOSED = "passes on a value already checked where it was produced"
+_NONE = "no value enters here"
+
+#: Every node type the compiler accepts (``names.NODE_FIELDS``), and what enters there.
+POSITIONS: dict[str, str] = {
+    # Positions.
+    "Call": _CHECKED + " (its result, unless discarded)",
+    "Await": _CHECKED + " (its result, unless discarded)",
+    "Yield": _CHECKED + " (the value sent, unless discarded)",
+    "YieldFrom": _CHECKED + " (the generator's return value, unless discarded)",
+    "FunctionDef": _CHECKED + " (parameters; the decorated result)",
+    "AsyncFunctionDef": _CHECKED + " (parameters; the decorated result)",
+    "Lambda": _CHECKED + " (parameters)",
+    "ClassDef": _CHECKED + " (the decorated result; the class itself is build_class's)",
+    "For": _CHECKED + " (every name its target binds)",
+    "AsyncFor": _CHECKED + " (every name its target binds)",
+    "comprehension": _CHECKED + " (every name its target binds)",
+    "Assign": _CHECKED + " (unpacking: each item of the value)",
+    "With": _CHECKED + " (the names ``as`` binds, item by item)",
+    "AsyncWith": _CHECKED + " (the names ``as`` binds, item by item)",
+    "withitem": _CHECKED + " (in With)",
+    "ExceptHandler": _CHECKED + " (the name ``as`` binds)",
+    "match_case": _CHECKED + " (every capture, before the guard)",
+    "MatchAs": _CHECKED + " (in match_case)",
+    "MatchStar": _CHECKED + " (in match_case)",
+    "MatchMapping": _CHECKED + " (in match_case)",
+    "MatchSequence": _CHECKED + " (in match_case)",
+    "MatchClass": _CHECKED + " (in match_case)",
+    "MatchOr": _CHECKED + " (in match_case)",
+    "arguments": _CHECKED + " (in FunctionDef and Lambda)",
+    "arg": _CHECKED + " (in FunctionDef and Lambda)",
+    "Subscript": _CHECKED + " (the item, when it is read)",
+    # Values the script builds.
+    **dict.fromkeys(
+        "Dict Set List Tuple ListComp SetComp DictComp GeneratorExp JoinedStr "
+        "FormattedValue Constant Slice".split(),
+        _BUILT,
+    ),
+    # One of the operands, already checked where it entered.
+    **dict.fromkeys(
+        "BoolOp IfExp NamedExpr Starred keyword AnnAssign".split(),
+        _COMPOSED,
+    ),
+    # Reads of what the script holds.
+    "Attribute": _HELD + "; private ones, format and __init__ pass the attribute guard",
+    **dict.fromkeys("BinOp UnaryOp Compare AugAssign".split(), _HELD),
+    "Name": "variables hold checked values; builtins and proxies are the sandbox's",
+    "alias": "module proxies and their members are vetted when the proxy is built",
+    **dict.fromkeys(
+        "Module Expr While If Match Raise Try Assert Import ImportFrom Return Delete Pass "
+        "Break Continue Global Nonlocal MatchValue MatchSingleton".split(),
+        _NONE,
+    ),
+    **dict.fromkeys(
+        "Load Store Del And Or Add Sub Mult MatMult Div Mod Pow LShift RShift BitOr BitXor "
+        "BitAnd FloorDiv Invert Not UAdd USub Eq NotEq Lt LtE Gt GtE Is IsNot In "
+        "NotIn".split(),
+        _NONE,
+    ),
+}
+
+
+#: Nodes whose value is checked where it enters (unless consumed).
+_ENTERING = (ast.Call, ast.Await, ast.Yield, ast.YieldFrom, ast.Subscript)
+
+#: Fields whose value is used and dropped, never held: a call there needs no check (a
+#: truth test, a comparison, formatting, raising, iterating or entering a context, a
+#: match subject; a returned or awaited value is checked where it arrives).
+CONSUMING: dict[str, tuple[str, ...]] = {
+    "Expr": ("value",),
+    "Return": ("value",),
+    "If": ("test",),
+    "While": ("test",),
+    "Assert": ("test",),
+    "IfExp": ("test",),
+    "Compare": ("left", "comparators"),
+    "FormattedValue": ("value",),
+    "Raise": ("exc", "cause"),
+    "Await": ("value",),
+    "Yield": ("value",),
+    "YieldFrom": ("value",),
+    "For": ("iter",),
+    "AsyncFor": ("iter",),
+    "comprehension": ("iter", "ifs"),
+    "withitem": ("context_expr",),
+    "Match": ("subject",),
+}
+
+
+class MembranePositions(FastNodeTransformer):
+    """The membrane's half of the sandbox's transformer (``compiler.py``)."""
+
+    if TYPE_CHECKING:
+        _in_class_body: bool
+
+        def _visit_body(self, body: list[ast.stmt]) -> list[ast.stmt]: ...
+
+    def __init__(self) -> None:
+        super().__init__()
+        # Whether an assignment expression may hold a checked value here.
+        self._inline = True
+        self._consumed: set[int] = set()
+
+    # -- values used and dropped ------------------------------------------------------
+    def is_consumed(self, node: ast.AST) -> bool:
+        """Whether ``node``'s value is used and dropped (see :data:`CONSUMING`)."""
+        if id(node) in self._consumed:
+            self._consumed.discard(id(node))
+            return True
+        return False
+
+    def _mark_consumed(self, node: ast.AST) -> None:
+        for field in CONSUMING[type(node).__name__]:
+            value = getattr(node, field, None)
+            for child in value if isinstance(value, list) else (value,):
+                if isinstance(child, _ENTERING):
+                    self._consumed.add(id(child))
+
+    def _consuming(self, node: ast.AST) -> ast.AST:
+        self._mark_consumed(node)
+        return self.node_contents_visit(node)
+
+    visit_Expr = visit_Return = visit_If = visit_While = visit_Assert = _consuming
+    visit_IfExp = visit_Compare = visit_FormattedValue = visit_Raise = _consuming
+
+    def visit_withitem(self, node: ast.withitem) -> ast.AST:
+        return self._consuming(node)
+
+    def visit_Match(self, node: ast.Match) -> ast.AST | list[ast.stmt]:
+        self._mark_consumed(node)
+        return super().visit_Match(node)  # type: ignore[misc, no-any-return]
+
+    def visit_Await(self, node: ast.Await | ast.Yield | ast.YieldFrom) -> ast.AST:
+        consumed = self.is_consumed(node)
+        node = self._consuming(node)  # type: ignore[assignment]
+        return node if consumed else self.entered(node, node)
+
+    visit_Yield = visit_YieldFrom = visit_Await
+
+    def outside_inline(self, node: ast.expr) -> ast.expr:
+        """Visit ``node`` where no assignment expression may stand (annotations,
+        comprehension iterables)."""
+        outer, self._inline = self._inline, False
+        try:
+            return self.visit(node)  # type: ignore[no-any-return]
+        finally:
+            self._inline = outer
+
+    # -- where values enter ---------------------------------------------------------
+    def entered(self, value: ast.expr, where: ast.AST) -> ast.expr:
+        """``value`` passed through the membrane (inline where the scope allows)."""
+        if self._inline and not self._in_class_body:
+            return entered_inline(value, where)
+        return entered_call(value, where)
+
+    def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
+        consumed = self.is_consumed(node)
+        node = self.node_contents_visit(node)
+        if consumed or not isinstance(node.ctx, ast.Load):
+            return node
+        return self.entered(node, node)
+
+    def visit_Assign(self, node: ast.Assign) -> ast.AST:
+        node = self.node_contents_visit(node)
+        value = node.value
+        unpacking = any(isinstance(t, (ast.Tuple, ast.List)) for t in node.targets)
+        display = isinstance(value, (ast.Tuple, ast.List)) and not any(
+            isinstance(e, ast.Starred) for e in value.elts
+        )
+        if unpacking and not display:
+            # ``a, b = pair``: each item comes out of the value natively.
+            node.value = unpacked(value, value)
+        return node
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> ast.AST:
+        node.target = self.visit(node.target)
+        node.annotation = self.outside_inline(node.annotation)
+        if node.value is not None:
+            node.value = self.visit(node.value)
+        return node
+
+    # -- names bound by native code -----------------------------------------------------
+    def visit_For(self, node: ast.For | ast.AsyncFor) -> ast.AST:
+        found = target_names(node.target)
+        if found is None:
+            node.body.insert(0, detached_target(node.target, node.target))
+            node.target = item_target(node.target)
+        self._mark_consumed(node)
+        node = self.node_contents_visit(node)
+        if found is not None:
+            node.body[0:0] = name_checks(found, node.target)
+        return node
+
+    visit_AsyncFor = visit_For
+
+    def visit_With(self, node: ast.With | ast.AsyncWith) -> ast.AST:
+        if len(node.items) > 1:
+            # ``with a as x, b(x) as y``: x is checked before ``b(x)`` runs, as nested
+            # statements (the meaning CPython gives several items).
+            inner = type(node)(items=node.items[1:], body=node.body, **location(node))
+            node.items, node.body = node.items[:1], [inner]
+        (item,) = node.items
+        target = item.optional_vars
+        found = None if target is None else target_names(target)
+        if target is not None and found is None:
+            node.body.insert(0, detached_target(target, target))
+            item.optional_vars = item_target(target)
+        node = self.node_contents_visit(node)
+        if found is not None:
+            node.body[0:0] = name_checks(found, node)
+        return node
+
+    visit_AsyncWith = visit_With
+
+    def visit_match_case(self, node: ast.match_case) -> ast.AST:
+        node = self.node_contents_visit(node)
+        guard = name_guard(pattern_names(node.pattern), node.pattern)
+        if guard is not None:
+            # Before the guard, which may use the captures.
+            node.guard = guard if node.guard is None else ast.BoolOp(ast.And(), [guard, node.guard])
+            ast.copy_location(node.guard, guard)
+        return node
+
+    def _visit_comprehension_node(self, node: ast.AST) -> ast.AST:
+        generators: list[ast.comprehension] = node.generators  # type: ignore[attr-defined]
+        for generator in list(generators):
+            if target_names(generator.target) is None:
+                # ``for self.x in xs``: the loop binds an item, checked as it is stored.
+                store = detached_target(generator.target, generator.target)
+                values = item_values(store.value, generator.target)
+                check = ast.comprehension(store.targets[0], values, generator.ifs, 0)
+                generator.target, generator.ifs = item_target(generator.target), []
+                generators.insert(generators.index(generator) + 1, check)
+        for generator in generators:
+            self._mark_consumed(generator)
+            generator.iter = self.outside_inline(generator.iter)
+            generator.target = self.visit(generator.target)
+            generator.ifs = [self.visit(test) for test in generator.ifs]
+        for field in ("elt", "key", "value"):
+            if hasattr(node, field):
+                setattr(node, field, self.visit(getattr(node, field)))
+        checked: list[ast.comprehension] = []
+        for generator in generators:
+            checked.append(generator)
+            check = checked_items(target_names(generator.target) or [], generator.target)
+            if check is not None:
+                check.ifs, generator.ifs = generator.ifs, []
+                checked.append(check)
+        generators[:] = checked
+        return node
+
+    visit_ListComp = visit_SetComp = visit_DictComp = _visit_comprehension_node
+    visit_GeneratorExp = _visit_comprehension_node
+
+    # -- definitions ------------------------------------------------------------------
+    def check_parameters(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        """Check the parameters first (after the docstring): native code calls back
+        with any argument."""
+        docstring = int(bool(node.body) and is_docstring(node.body[0]))
+        node.body[docstring:docstring] = name_checks(parameters(node.args), node)
+
+    def parameter_guard(self, node: ast.Lambda) -> None:
+        """A lambda's parameters, checked before its body."""
+        guard = name_guard(parameters(node.args), node)
+        if guard is not None:
+            node.body = ast.BoolOp(ast.And(), [guard, node.body])
+            ast.copy_location(node.body, guard)
+
+    def decorated(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> Any:
+        """``node``, then the check of the name its decorators' result is bound to."""
+        if not node.decorator_list:
+            return node
+        return [node, *name_checks([node.name], node)]
