@@ -40,8 +40,10 @@ from typing import Any
 
 from sandbox.worker.language.control import ControlFlow, ForbiddenOperation, ToolError
 from sandbox.worker.language.copy_hooks import check_slots, default_deepcopy, memo_guarded
+from sandbox.worker.language.dunders import guard_class
 from sandbox.worker.language.membrane import admit_class, replace_on_entry
 from sandbox.worker.language.names import is_private_name as _is_private
+from sandbox.worker.language.self_binding import bind_generated
 
 #: Module name a script's globals carry; classes defined by the script get it too.
 SCRIPT_MODULE = "__main__"
@@ -154,6 +156,8 @@ def build_class(func: Callable[..., Any], name: str, *bases: Any, **kwargs: Any)
             )
     cls = builtins.__build_class__(func, name, *bases, **kwargs)
     check_slots(cls)
+    bind_generated(cls, func.__code__.co_names)
+    guard_class(cls)
     copier = cls.__dict__.get("__deepcopy__")
     if copier is not None:
         _real_type.__setattr__(cls, "__deepcopy__", memo_guarded(copier))

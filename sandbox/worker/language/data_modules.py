@@ -38,7 +38,7 @@ import importlib.util
 import sys
 from typing import Any
 
-from sandbox.worker.language import guards, safe_format
+from sandbox.worker.language import dunders, guards, safe_format
 
 #: Curated data modules (a policy names each; submodules not listed are unreachable).
 DATA_CATALOG: tuple[str, ...] = (
@@ -165,6 +165,28 @@ def _close_sympy() -> None:
             for attr, value in list(vars(module).items()):
                 if value is real:
                     vars(module)[attr] = refused
+    _close_undefined_functions()
+
+
+def _close_undefined_functions() -> None:
+    # ``Function("F", **kwargs)`` makes each keyword an attribute of a new class, and
+    # ``bases=`` its bases: ordinary names only, sympy's own function classes only.
+    function = importlib.import_module("sympy.core.function")
+    undefined, base_class = function.UndefinedFunction, function.Function
+    real_new = undefined.__new__
+
+    def __new__(mcl: Any, name: Any, bases: Any = None, __dict__: Any = None, **kwargs: Any) -> Any:
+        dunders.ordinary_names(kwargs, "sympy.Function()")
+        if __dict__ is not None:
+            dunders.ordinary_names(list(__dict__), "sympy.Function()")
+        if bases is None:
+            bases = (function.AppliedUndef,)
+        bases = tuple(bases)
+        if not all(isinstance(b, type) and issubclass(b, base_class) for b in bases):
+            raise RefusedInSandbox("sympy.Function(bases=...) takes sympy function classes only")
+        return real_new(mcl, name, bases, __dict__, **kwargs)
+
+    undefined.__new__ = staticmethod(__new__)
 
 
 def _close_matplotlib() -> None:

@@ -60,6 +60,7 @@ from sandbox.worker.language.names import (
     natively_readable,
 )
 from sandbox.worker.language.safe_format import safe_format_method, use_attribute_guard
+from sandbox.worker.language.self_binding import self_checked
 
 __all__ = ["SCRIPT_MODULE", "SafeType", "build_class", "safe_type"]
 
@@ -201,7 +202,9 @@ def _checked_init(init: Any, target: Any) -> Any:
         if is_sandbox_class(target):
             raise ForbiddenAttribute("'__init__' of the sandbox's classes is not available")
         if is_script_class(target):
-            return init
+            # Inherited from a library class (or written by one): the script's own
+            # objects only, never ``G.__init__(json.JSONEncoder, ...)``.
+            return self_checked(init, target, "__init__")
 
         def init_own_object(self: Any, *args: Any, **kwargs: Any) -> Any:
             _check_own(self)

@@ -235,6 +235,7 @@ def _members_of(name: str) -> dict[str, Any]:
         module = importlib.import_module(name)
         listed = {key: getattr(module, key) for key in MEMBERS[name] if hasattr(module, key)}
         listed.update(EXTRA.get(name, {}))
+        listed.update((k, v) for k, v in REPLACED.get(name, {}).items() if k in listed)
         if name == "contextlib":
             # The real ones rebind the interpreter's sys.stdout (see sysproxy.py).
             listed.update(redirect_stdout=redirect_stdout, redirect_stderr=redirect_stderr)
