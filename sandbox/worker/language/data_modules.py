@@ -38,7 +38,7 @@ import importlib.util
 import sys
 from typing import Any
 
-from sandbox.worker.language import dunders, guards, safe_format
+from sandbox.worker.language import dunders, formatters, guards
 
 #: Curated data modules (a policy names each; submodules not listed are unreachable).
 DATA_CATALOG: tuple[str, ...] = (
@@ -145,10 +145,11 @@ def prepare(allowed: frozenset[str]) -> None:
         # ``df.columns = [...]``, ``s.name = "x"``: setters that are pandas' API. Not
         # numpy's ndarray: its ``strides``/``data`` setters reinterpret raw memory.
         guards.allow_attribute_writes(pandas.DataFrame, pandas.Series, pandas.Index)
+        formatters.close_pandas()
     if "sympy" in allowed:
         _close_sympy()
     if "matplotlib" in allowed:
-        _close_matplotlib()
+        formatters.close_matplotlib()
 
 
 def _close_sympy() -> None:
@@ -187,25 +188,6 @@ def _close_undefined_functions() -> None:
         return real_new(mcl, name, bases, __dict__, **kwargs)
 
     undefined.__new__ = staticmethod(__new__)
-
-
-def _close_matplotlib() -> None:
-    # Their str.format templates come from the script and are applied natively: a field
-    # like "{x.__globals__[...]}" would walk any object's attributes past the guard.
-    ticker = importlib.import_module("matplotlib.ticker")
-    cbook = importlib.import_module("matplotlib.cbook")
-
-    def formatter_call(self: Any, x: Any, pos: Any = None) -> str:
-        return safe_format._vformat(self.fmt, (), {"x": x, "pos": pos})
-
-    def auto_format_str(fmt: Any, value: Any) -> str:
-        try:
-            return str(fmt % (value,))
-        except (TypeError, ValueError):
-            return safe_format._vformat(str(fmt), (value,), {})
-
-    ticker.StrMethodFormatter.__call__ = formatter_call
-    vars(cbook)["_auto_format_str"] = auto_format_str
 
 
 def safe_members(name: str) -> dict[str, Any]:

@@ -38,6 +38,7 @@ import types
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from sandbox.worker.language import formatters
 from sandbox.worker.language.classes import expose_classes, show_as
 from sandbox.worker.language.control import ForbiddenImport, ForbiddenModule
 from sandbox.worker.language.names import name_error
@@ -288,6 +289,7 @@ def build_proxies(
     ``provided`` gives the members of the ``PROVIDED`` entries (see ``files.py``).
     """
     allowed = sorted(set(allowed))
+    formatters.close_stdlib()
     unknown = [name for name in allowed if name not in CATALOG]
     if unknown:
         raise ValueError(f"modules not in the sandbox catalog: {', '.join(unknown)}")

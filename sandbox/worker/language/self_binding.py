@@ -38,8 +38,7 @@ _checked: set[int] = set()
 #: ``__class_getitem__``, ``__subclasshook__`` take a class; a library's private
 #: helpers are never the script's to call.)
 INSTANCE_METHODS = (
-    DEFINABLE_DUNDERS
-    - {"__new__", "__init_subclass__", "__class_getitem__", "__subclasshook__"}
+    DEFINABLE_DUNDERS - {"__new__", "__init_subclass__", "__class_getitem__", "__subclasshook__"}
 ) | {"_asdict", "_replace", "__replace__"}
 
 
