@@ -10,6 +10,7 @@ Worker side: standard library only.
 
 from __future__ import annotations
 
+import _thread
 import builtins
 import inspect
 import json
@@ -42,7 +43,13 @@ from sandbox.worker.language.compiler import (
     compile_plain,
     compile_script,
 )
-from sandbox.worker.language.control import LimitExceeded, PolicyRefusal, ScriptExit, issue_limit
+from sandbox.worker.language.control import (
+    LimitExceeded,
+    PolicyRefusal,
+    ScriptExit,
+    begin_run,
+    issue_limit,
+)
 from sandbox.worker.language.evaluate import Evaluator
 from sandbox.worker.language.guards import (
     SCRIPT_MODULE,
@@ -66,6 +73,10 @@ if TYPE_CHECKING:
 
 #: After the CPU limit, the script is interrupted again this often until it ends.
 CPU_REPEAT_S = 0.05
+_THREAD_LEFT = (
+    "the script left a thread running (library code started it); nothing of a run may "
+    "outlive it, so the sandbox worker was ended: variables from earlier runs are lost"
+)
 
 
 class ScriptRuntime:
@@ -134,6 +145,10 @@ class ScriptRuntime:
             evaluator.script_globals = self.globals
         self._sources: dict[str, list[str]] = {}
         self._compiled: dict[str, tuple[str, Any]] = {}
+        #: Threads of the process besides its main one (none in a worker).
+        self._threads_at_start = _thread._count()
+        #: Set when the worker must end after reporting the current run.
+        self.must_end = False
         bind_streams(self._capture, int(limits.get("recursion_depth", 200)))
         self._reset()
 
@@ -253,6 +268,7 @@ class ScriptRuntime:
     def run(self, source: str) -> DoneFrame:
         """Compile and run one script; return the ``done`` message's fields."""
         self._reset()
+        begin_run()
         # The thread clock, not the process clock: with CPU timers armed (RLIMIT_CPU,
         # ITIMER_PROF) the kernel serves the process clock from a sample that lags by up
         # to a tick, so short runs read as 0. The worker has one thread only.
@@ -306,7 +322,13 @@ class ScriptRuntime:
             self._output = {"type": "error", "message": self.format_exception(exc)}
             refused = isinstance(exc, PolicyRefusal)
             error_code = Code.POLICY_VIOLATION if refused else Code.RUNTIME_ERROR
-        if self._cpu_exceeded and error_code != Code.CPU_LIMIT:
+        if _thread._count() > self._threads_at_start:
+            # Library code started a thread for the script (an executor): nothing of a
+            # run may outlive it, so the worker ends once this run is reported.
+            self.must_end = True
+            self._output = {"type": "error", "message": _THREAD_LEFT}
+            error_code = Code.POLICY_VIOLATION
+        elif self._cpu_exceeded and error_code != Code.CPU_LIMIT:
             # The script swallowed the interruption and went on: the limit still holds.
             self._output = {"type": "error", "message": explain(Code.CPU_LIMIT, self.limits)}
             error_code = Code.CPU_LIMIT

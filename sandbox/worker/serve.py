@@ -120,6 +120,8 @@ def serve(
                 channel.drain()  # calls the script left in flight: answered before done
                 done["seq"] = run.get("seq")
                 sock.sendall(encode_done(done))
+                if runtime.must_end:
+                    break  # a thread of the run's is still running: end with it
             elif op == Op.INIT:
                 runtime.add_tools(list(cast(InitFrame, message)["tools"]))
     except (ChannelClosed, OSError):

@@ -108,7 +108,9 @@ POSITION_SCRIPTS = {
     "for target": "for t in REAL:\n    pass",
     "comprehension target": "t = [x for x in REAL][0]",
     "unpacking": "(t,) = REAL",
-    "starred unpacking": "a, *rest = map(typing.get_origin, [typing.List, typing.Type])\nt = rest[0]",
+    "starred unpacking": (
+        "a, *rest = map(typing.get_origin, [typing.List, typing.Type])\nt = rest[0]"
+    ),
     "with target": (
         "class CM:\n"
         "    __enter__ = staticmethod(functools.partial(typing.get_origin, typing.Type))\n"

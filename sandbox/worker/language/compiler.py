@@ -61,6 +61,7 @@ from typing import Any
 
 from RestrictedPython.transformer import copy_locations
 
+from sandbox.worker.language.future import feature_flags, is_future_import, leading_future_imports
 from sandbox.worker.language.match_patterns import MatchPatterns
 from sandbox.worker.language.membrane_nodes import name_checks
 from sandbox.worker.language.membrane_positions import MembranePositions
@@ -129,6 +130,9 @@ class SandboxTransformer(MembranePositions, MatchPatterns):
         # The innermost enclosing class: what CPython mangles ``__x`` with.
         self._private: str | None = None
         self._matches = 0
+        self._future_at_top: set[int] = set()
+        #: The compiler flags of the script's ``from __future__`` imports.
+        self.future_flags = 0
 
     def _resolve(self, cls: type) -> Callable[[Any], Any]:
         name = cls.__name__
@@ -185,6 +189,7 @@ class SandboxTransformer(MembranePositions, MatchPatterns):
         self._check(node, node.arg)
         if node.annotation is not None:
             node.annotation = self.outside_inline(node.annotation)
+        self.visit_other_fields(node, "annotation")
         return node
 
     def visit_keyword(self, node: ast.keyword) -> ast.AST:
@@ -262,7 +267,15 @@ class SandboxTransformer(MembranePositions, MatchPatterns):
             self._check(node, bound)
         return node
 
-    def visit_ImportFrom(self, node: ast.ImportFrom) -> ast.AST:
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> ast.AST | None:
+        if is_future_import(node):
+            if id(node) not in self._future_at_top:
+                self.error(node, "from __future__ imports must occur at the beginning of the file")
+            flags, errors = feature_flags(node)
+            for error in errors:
+                self.error(node, error)
+            self.future_flags |= flags
+            return None  # a directive to the compiler: nothing runs
         if node.level:
             self.error(node, "relative imports are not allowed.")
         if node.module is not None:
@@ -299,6 +312,7 @@ class SandboxTransformer(MembranePositions, MatchPatterns):
         node.args = self.visit(node.args)
         if node.returns is not None:
             node.returns = self.outside_inline(node.returns)
+        self.visit_other_fields(node, "decorator_list", "args", "returns", "body")
         outer = self._in_class_body, self._inline
         self._in_class_body, self._inline = False, True
         try:
@@ -314,6 +328,7 @@ class SandboxTransformer(MembranePositions, MatchPatterns):
 
     def visit_Lambda(self, node: ast.Lambda) -> ast.AST:
         node.args = self.visit(node.args)
+        self.visit_other_fields(node, "args", "body")
         outer = self._in_class_body, self._inline
         self._in_class_body, self._inline = False, True
         try:
@@ -323,7 +338,7 @@ class SandboxTransformer(MembranePositions, MatchPatterns):
         self.parameter_guard(node)
         return node
 
-    def visit_ClassDef(self, node: ast.ClassDef) -> ast.AST:
+    def visit_ClassDef(self, node: ast.ClassDef) -> Any:
         self._check(node, node.name)
         for keyword in node.keywords:
             # Class keywords go to library code (``__init_subclass__``, ``__new__``):
@@ -337,6 +352,7 @@ class SandboxTransformer(MembranePositions, MatchPatterns):
         node.bases = [self.visit(b) for b in node.bases]
         node.keywords = [self.visit(k) for k in node.keywords]
         node.decorator_list = [self.visit(d) for d in node.decorator_list]
+        self.visit_other_fields(node, "bases", "keywords", "decorator_list", "body")
         outer = self._in_class_body, self._private
         self._in_class_body, self._private = True, node.name
         try:
@@ -360,6 +376,7 @@ class SandboxTransformer(MembranePositions, MatchPatterns):
 
     # -- the module --------------------------------------------------------------
     def visit_Module(self, node: ast.Module) -> ast.AST:
+        self._future_at_top = leading_future_imports(node.body)
         node = self.node_contents_visit(node)
         if node.body and isinstance(node.body[-1], ast.Expr):
             last = node.body[-1]
@@ -411,7 +428,11 @@ def compile_script(
         # Top-level ``await``: the code object is then a coroutine the runtime runs on
         # the sandbox's event loop.
         code: CodeType = compile(
-            wrapped or tree, filename, "exec", TOP_LEVEL_AWAIT, dont_inherit=True
+            wrapped or tree,
+            filename,
+            "exec",
+            TOP_LEVEL_AWAIT | transformer.future_flags,
+            dont_inherit=True,
         )
         return code if wrapped is None else outer_file(code)
     except SyntaxError as exc:

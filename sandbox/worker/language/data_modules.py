@@ -146,10 +146,12 @@ def prepare(allowed: frozenset[str]) -> None:
         # numpy's ndarray: its ``strides``/``data`` setters reinterpret raw memory.
         guards.allow_attribute_writes(pandas.DataFrame, pandas.Series, pandas.Index)
         formatters.close_pandas()
+        _close_pandas_names()
     if "sympy" in allowed:
         _close_sympy()
     if "matplotlib" in allowed:
         formatters.close_matplotlib()
+        _close_matplotlib_imports()
 
 
 def _close_sympy() -> None:
@@ -188,6 +190,88 @@ def _close_undefined_functions() -> None:
         return real_new(mcl, name, bases, __dict__, **kwargs)
 
     undefined.__new__ = staticmethod(__new__)
+
+
+#: pandas methods that take a method's name as a str (``s.agg("sum")``) and read it from
+#: the object with ``getattr``: every name handed to them is an ordinary public one.
+PANDAS_NAMED_METHODS = ("agg", "aggregate", "transform", "apply")
+_PANDAS_NAMING_CLASSES = (
+    "pandas:Series",
+    "pandas:DataFrame",
+    "pandas.core.groupby:SeriesGroupBy",
+    "pandas.core.groupby:DataFrameGroupBy",
+    "pandas.core.window.rolling:Rolling",
+    "pandas.core.window.rolling:Window",
+    "pandas.core.window.expanding:Expanding",
+    "pandas.core.window.ewm:ExponentialMovingWindow",
+    "pandas.core.resample:Resampler",
+)
+
+
+def _method_names(func: Any) -> list[str]:
+    if isinstance(func, str):
+        return [func]
+    if isinstance(func, dict):
+        return [name for value in func.values() for name in _method_names(value)]
+    if isinstance(func, (list, tuple)):
+        return [name for value in func for name in _method_names(value)]
+    return []
+
+
+def _naming_checked(method: Any, where: str) -> Any:
+    def checked(self: Any, *args: Any, **kwargs: Any) -> Any:
+        func = args[0] if args else kwargs.get("func", kwargs.get("arg"))
+        for name in _method_names(func):
+            if not (name.isidentifier() and not name.startswith("_")):
+                raise RefusedInSandbox(
+                    f"{where}({name!r}) is not available in the sandbox: a method's name "
+                    "must be a public one"
+                )
+        return method(self, *args, **kwargs)
+
+    checked.__name__ = getattr(method, "__name__", where)
+    checked.__doc__ = getattr(method, "__doc__", None)
+    return checked
+
+
+def _close_pandas_names() -> None:
+    # ``s.agg("__dict__")`` handed out the Series' real __dict__.
+    for spec in _PANDAS_NAMING_CLASSES:
+        module_name, _, class_name = spec.partition(":")
+        cls = getattr(importlib.import_module(module_name), class_name, None)
+        if cls is None:
+            continue
+        for name in PANDAS_NAMED_METHODS:
+            method = cls.__dict__.get(name)
+            if callable(method):
+                setattr(cls, name, _naming_checked(method, f"{class_name}.{name}"))
+
+
+def _close_matplotlib_imports() -> None:
+    # The backend (``module://any.module``) and ``figure.hooks`` (``"module:callable"``,
+    # called with every new figure) name modules that matplotlib imports; the script
+    # can write rcParams past its validators (``dict.__setitem__``), so they are
+    # checked where matplotlib reads them.
+    registry = importlib.import_module("matplotlib.backends.registry").BackendRegistry
+    load = registry.load_backend_module
+
+    def load_backend_module(self: Any, backend: Any) -> Any:
+        name = self._backend_module_name(backend)
+        if not (isinstance(name, str) and name.startswith("matplotlib.backends.backend_")):
+            raise RefusedInSandbox(f"the matplotlib backend {backend!r} is not available")
+        return load(self, backend)
+
+    registry.load_backend_module = load_backend_module
+    pyplot = importlib.import_module("matplotlib.pyplot")
+    figure = pyplot.figure
+
+    def checked_figure(*args: Any, **kwargs: Any) -> Any:
+        if dict.get(pyplot.rcParams, "figure.hooks"):
+            raise RefusedInSandbox("rcParams['figure.hooks'] is not available in the sandbox")
+        return figure(*args, **kwargs)
+
+    checked_figure.__doc__ = figure.__doc__
+    vars(pyplot)["figure"] = checked_figure
 
 
 def safe_members(name: str) -> dict[str, Any]:

@@ -69,9 +69,8 @@ def is_special(name: str) -> bool:
 def ordinary_name(name: object, what: str) -> str:
     """``name`` if it is an identifier that is not special; raises otherwise."""
     # The exact type: a str subclass could answer ``startswith`` as it likes.
-    if _real_type(name) is not str or not name.isidentifier():  # type: ignore[attr-defined]
+    if not (isinstance(name, str) and _real_type(name) is str and name.isidentifier()):
         raise ForbiddenOperation(f"{what} takes identifiers as names, not {name!r}")
-    assert isinstance(name, str)
     if is_special(name):
         raise ForbiddenOperation(
             f"{what} cannot make the special name {name!r} an attribute in the sandbox"
@@ -183,5 +182,5 @@ def guard_class(cls: type) -> None:
 
 REPLACED: dict[str, dict[str, Any]] = {
     "types": {"SimpleNamespace": SimpleNamespace},
-    "typing": {"TypedDict": typed_dict(typing.TypedDict)},
+    "typing": {"TypedDict": typed_dict(typing.TypedDict)},  # type: ignore[arg-type]
 }

@@ -51,7 +51,7 @@ def _user_string_format_map(self: Any, mapping: Any) -> str:
 
 def close_stdlib() -> None:
     """``UserString.format``/``format_map`` call the native method on ``self.data``."""
-    collections.UserString.format = _user_string_format  # type: ignore[method-assign]
+    collections.UserString.format = _user_string_format  # type: ignore[method-assign, assignment]
     collections.UserString.format_map = _user_string_format_map  # type: ignore[method-assign]
 
 

@@ -39,12 +39,12 @@ from typing import Any
 
 from sandbox.worker.language.callables import builtin
 from sandbox.worker.language.classes import (
-    PURE_SCRIPT_TYPES,
     SCRIPT_MODULE,
     SCRIPT_TYPES,
     SafeType,
     build_class,
     expose_classes,
+    is_pure_script_class,
     is_sandbox_class,
     is_script_class,
     owns_private,
@@ -67,6 +67,16 @@ __all__ = ["SCRIPT_MODULE", "SafeType", "build_class", "safe_type"]
 _real_type = builtins.type
 #: Library classes whose instances are plain attribute bags meant to be written.
 _writable_foreign_types: tuple[type, ...] = (decimal.Context, types.SimpleNamespace)
+#: Instances of those that library code shares: the templates every new decimal
+#: context copies (a script sets ``decimal.getcontext().prec`` instead).
+_SHARED = {
+    id(context): f"decimal.{name}"
+    for name, context in (
+        ("DefaultContext", decimal.DefaultContext),
+        ("BasicContext", decimal.BasicContext),
+        ("ExtendedContext", decimal.ExtendedContext),
+    )
+}
 
 
 def allow_attribute_writes(*classes: type) -> None:
@@ -90,7 +100,7 @@ def guarded_write(obj: Any, name: str | None = None) -> Any:
     script's own too (not a slot or property of a library base class).
     """
     cls = _real_type(obj)
-    if name is not None and cls not in PURE_SCRIPT_TYPES:
+    if name is not None and not is_pure_script_class(cls):
         # (The compiler passes only private names; an instance of a class built from
         # script classes alone owns every private member it has.)
         _check_attr_name(name, obj)
@@ -101,6 +111,11 @@ def guarded_write(obj: Any, name: str | None = None) -> Any:
     if cls is types.FunctionType and obj.__code__.co_filename.startswith("<script"):
         return obj
     if is_script_class(cls) or isinstance(obj, _writable_foreign_types):
+        if id(obj) in _SHARED:
+            raise TypeError(
+                f"{_SHARED[id(obj)]} is read-only in the sandbox: library code shares it "
+                "(set decimal.getcontext() or a context of your own instead)"
+            )
         return obj
     raise TypeError(
         f"cannot set or delete attributes of {cls.__name__!r} objects in the sandbox; "

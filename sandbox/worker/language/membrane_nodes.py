@@ -15,10 +15,11 @@ Worker side: standard library only.
 from __future__ import annotations
 
 import ast
+from typing import Any
 
 from sandbox.worker.language.names import ENTER, EXACT_TYPE, HARMLESS, HELD, ITEM, UNPACK
 
-Location = dict[str, int | None]
+Location = dict[str, Any]
 _LOAD, _STORE = ast.Load(), ast.Store()
 
 

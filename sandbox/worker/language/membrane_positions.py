@@ -24,7 +24,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Any
 
-from sandbox.worker.language.fastwalk import FastNodeTransformer
+from sandbox.worker.language.fastwalk import FastNodeTransformer, child_fields
 from sandbox.worker.language.membrane_nodes import (
     checked_items,
     detached_target,
@@ -175,7 +175,7 @@ class MembranePositions(FastNodeTransformer):
 
     def visit_Match(self, node: ast.Match) -> ast.AST | list[ast.stmt]:
         self._mark_consumed(node)
-        return super().visit_Match(node)  # type: ignore[misc, no-any-return]
+        return super().visit_Match(node)  # type: ignore[no-any-return]
 
     def visit_Await(self, node: ast.Await | ast.Yield | ast.YieldFrom) -> ast.AST:
         consumed = self.is_consumed(node)
@@ -183,6 +183,19 @@ class MembranePositions(FastNodeTransformer):
         return node if consumed else self.entered(node, node)
 
     visit_Yield = visit_YieldFrom = visit_Await
+
+    def visit_other_fields(self, node: ast.AST, *done: str) -> None:
+        """Visit the child fields of ``node`` a visitor did not handle itself (those a
+        later Python adds, such as 3.12's ``type_params``, are then checked too)."""
+        for field in child_fields(type(node)):
+            if field in done:
+                continue
+            value = getattr(node, field, None)
+            if type(value) is list:
+                visited = [self.visit(v) if isinstance(v, ast.AST) else v for v in value]
+                setattr(node, field, [v for v in visited if v is not None])
+            elif isinstance(value, ast.AST):
+                setattr(node, field, self.visit(value))
 
     def outside_inline(self, node: ast.expr) -> ast.expr:
         """Visit ``node`` where no assignment expression may stand (annotations,
@@ -224,6 +237,7 @@ class MembranePositions(FastNodeTransformer):
         node.annotation = self.outside_inline(node.annotation)
         if node.value is not None:
             node.value = self.visit(node.value)
+        self.visit_other_fields(node, "target", "annotation", "value")
         return node
 
     # -- names bound by native code -----------------------------------------------------
@@ -286,13 +300,14 @@ class MembranePositions(FastNodeTransformer):
         for field in ("elt", "key", "value"):
             if hasattr(node, field):
                 setattr(node, field, self.visit(getattr(node, field)))
+        self.visit_other_fields(node, "generators", "elt", "key", "value")
         checked: list[ast.comprehension] = []
         for generator in generators:
             checked.append(generator)
-            check = checked_items(target_names(generator.target) or [], generator.target)
-            if check is not None:
-                check.ifs, generator.ifs = generator.ifs, []
-                checked.append(check)
+            names_check = checked_items(target_names(generator.target) or [], generator.target)
+            if names_check is not None:
+                names_check.ifs, generator.ifs = generator.ifs, []
+                checked.append(names_check)
         generators[:] = checked
         return node
 

@@ -219,6 +219,7 @@ def _generate(
         if child.rpartition(".")[0] == name and child.rpartition(".")[2] not in denied:
             members.setdefault(child.rpartition(".")[2], proxy)
     members.update(data_modules.safe_members(name))
+    members.update(modules.version_member(module))
     expose_classes(members.values())
     proxy = _make(name, members, module.__doc__)
     table[name] = proxy

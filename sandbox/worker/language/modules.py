@@ -222,7 +222,8 @@ def reseed_random() -> None:
     _session_random.seed(int.from_bytes(os.urandom(32), "big"))
 
 
-def _version(module: types.ModuleType) -> dict[str, Any]:
+def version_member(module: types.ModuleType) -> dict[str, Any]:
+    """``{'__version__': ...}`` where the module states its version as a str."""
     version = getattr(module, "__version__", None)
     return {"__version__": version} if type(version) is str else {}
 
@@ -240,7 +241,7 @@ def _members_of(name: str) -> dict[str, Any]:
         if name == "contextlib":
             # The real ones rebind the interpreter's sys.stdout (see sysproxy.py).
             listed.update(redirect_stdout=redirect_stdout, redirect_stderr=redirect_stderr)
-        return {**listed, **_version(module)}
+        return {**listed, **version_member(module)}
     if name == "random":
         members: dict[str, Any] = {
             key: getattr(_session_random, key)
@@ -255,7 +256,7 @@ def _members_of(name: str) -> dict[str, Any]:
     else:
         members = _public_members(module, _DENIED.get(name, ()))
     members.update(REPLACED.get(name, {}))
-    return {**members, **_version(module)}
+    return {**members, **version_member(module)}
 
 
 _time_zones: list[Any] = []
@@ -324,8 +325,8 @@ def build_proxies(
 
 
 _SYS_DOC = """The sandbox's sys: maxsize, float_info, int_info, version_info, version,
-byteorder, argv (empty), getrecursionlimit, setrecursionlimit (capped by the policy),
-stdout and stderr (written to the captured output)."""
+byteorder, platform, argv (empty), getrecursionlimit, setrecursionlimit (capped by the
+policy), stdout and stderr (written to the captured output)."""
 
 #: Modules that C code of allowed modules imports lazily, by the current frame's
 #: ``__import__`` (``datetime.strptime`` and ``time.strptime`` import ``_strptime``).

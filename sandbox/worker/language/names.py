@@ -36,8 +36,8 @@ EXACT_TYPE, HARMLESS, ENTER, UNPACK = ".exact_type", ".harmless", ".enter", ".un
 #: Locals the compiler binds: a value being checked, an item bound to a stored target.
 HELD, ITEM = ".held", ".item"
 #: The names bound in the script's globals (and passed to ``eval``/``exec`` code).
-GUARD_NAMES = (GETATTR, WRITE, RERAISE, MATCH_CLASS, LAST_EXPR, EXACT_TYPE, HARMLESS, ENTER)
-GUARD_NAMES += (UNPACK,)
+GUARD_NAMES: tuple[str, ...] = (GETATTR, WRITE, RERAISE, MATCH_CLASS, LAST_EXPR, EXACT_TYPE)
+GUARD_NAMES += (HARMLESS, ENTER, UNPACK)
 GENERATED_NAMES = frozenset({*GUARD_NAMES, HELD, ITEM})
 
 #: Names RestrictedPython reserves (``print``, ``printed``, ``builtins``, ``breakpoint``);

@@ -44,9 +44,12 @@ INSTANCE_METHODS = (
 
 def own_code(function: object) -> bool:
     """A function the script wrote (compiled from one of its sources)."""
-    return _real_type(function) is types.FunctionType and function.__code__.co_filename.startswith(  # type: ignore[attr-defined]
-        "<script"
-    )
+    if (
+        not isinstance(function, types.FunctionType)
+        or _real_type(function) is not types.FunctionType
+    ):
+        return False
+    return function.__code__.co_filename.startswith("<script")
 
 
 def self_checked(function: Callable[..., Any], cls: type, name: str) -> Callable[..., Any]:
