@@ -40,9 +40,8 @@ NEVER_PARSED = {
 #: ``ast.parse(type_comments=True)``, which the compiler never asks for).
 NOT_IDENTIFIERS = {("Constant", "value"), ("Constant", "kind")} | {
     (name, "type_comment")
-    for name in ("FunctionDef", "AsyncFunctionDef", "Assign", "For", "AsyncFor", "With")
-    + ("AsyncWith", "arg")
-}
+    for name in ("FunctionDef", "AsyncFunctionDef", "Assign", "For", "AsyncFor", "With", "arg")
+} | {("AsyncWith", "type_comment")}
 
 
 def node_classes() -> dict[str, type]:

@@ -3,6 +3,7 @@
 # technique: native code hands the real type to script code without a call the script makes: map's results into a parameter, a for target, an unpacking, a match capture
 # success: the script holds the real type and builds a class from a namespace
 # expected: contained
+# ruff: noqa: B007, B905, UP006
 import typing
 
 
