@@ -127,6 +127,8 @@ def check(case: Case, runs: Runs) -> None:
         runs.check(case)
 
 
+# Each example compiles, disassembles and runs scripts: minutes on a busy machine.
+@pytest.mark.timeout(600)
 @settings(max_examples=EXAMPLES)
 @given(data=st.data())
 def test_no_binding_reaches_a_reserved_name(runs: Runs, data: st.DataObject) -> None:

@@ -32,6 +32,7 @@ Worker side: standard library only.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
 import random
 import types
@@ -331,7 +332,10 @@ policy), stdout and stderr (written to the captured output)."""
 #: Modules that C code of allowed modules imports lazily, by the current frame's
 #: ``__import__`` (``datetime.strptime`` and ``time.strptime`` import ``_strptime``).
 #: Imported here, in the zygote, so that no worker needs to read their source.
-LIBRARY_IMPORTS = frozenset({"_strptime"})
+#: ``_pylong`` (3.12+): int <-> str and division of huge ints.
+LIBRARY_IMPORTS = frozenset(
+    name for name in ("_strptime", "_pylong") if importlib.util.find_spec(name) is not None
+)
 for _name in LIBRARY_IMPORTS:
     importlib.import_module(_name)
 
