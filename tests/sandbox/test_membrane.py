@@ -195,7 +195,7 @@ REFUSED = {
     "module globals": lambda: vars(json),
     "builtins dict": lambda: vars(builtins),
     "metaclass": lambda: abc.ABCMeta,
-    "unbound library method": lambda: json.JSONEncoder.encode,
+    "unbound method of a class no module names": lambda: _local_class().method,
 }
 
 
@@ -203,6 +203,23 @@ REFUSED = {
 def test_values_no_script_may_hold_are_refused(kind: str) -> None:
     with pytest.raises(ForbiddenOperation, match="cannot be handed to a script"):
         membrane.enter(REFUSED[kind]())
+
+
+def _local_class() -> type:
+    class Local:
+        def method(self) -> None:
+            pass
+
+    return Local
+
+
+def test_an_unbound_library_method_takes_its_own_class_objects_only() -> None:
+    encode = membrane.enter(json.JSONEncoder.encode)
+    assert encode(json.JSONEncoder(), [1]) == "[1]"
+    with pytest.raises(ForbiddenOperation, match="applies to 'JSONEncoder' objects only"):
+        encode(json.JSONEncoder, [1])
+    assert membrane.enter(json.JSONEncoder.encode) is encode  # made once
+    assert membrane.enter(json.dumps) is json.dumps  # a module's function is no method
 
 
 def test_a_registered_namespace_is_refused() -> None:

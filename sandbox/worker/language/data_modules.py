@@ -218,10 +218,20 @@ def _method_names(func: Any) -> list[str]:
     return []
 
 
+def _named_aggregations(kwargs: dict[str, Any]) -> list[str]:
+    # ``gb.agg(total=("col", "sum"))``: the second item of each pair names a method.
+    return [
+        name
+        for value in kwargs.values()
+        if isinstance(value, tuple) and len(value) == 2
+        for name in _method_names(value[1])
+    ]
+
+
 def _naming_checked(method: Any, where: str) -> Any:
     def checked(self: Any, *args: Any, **kwargs: Any) -> Any:
         func = args[0] if args else kwargs.get("func", kwargs.get("arg"))
-        for name in _method_names(func):
+        for name in [*_method_names(func), *_named_aggregations(kwargs)]:
             if not (name.isidentifier() and not name.startswith("_")):
                 raise RefusedInSandbox(
                     f"{where}({name!r}) is not available in the sandbox: a method's name "
@@ -242,7 +252,7 @@ def _close_pandas_names() -> None:
         if cls is None:
             continue
         for name in PANDAS_NAMED_METHODS:
-            method = cls.__dict__.get(name)
+            method = getattr(cls, name, None)  # inherited ones too
             if callable(method):
                 setattr(cls, name, _naming_checked(method, f"{class_name}.{name}"))
 

@@ -16,8 +16,9 @@ brought them:
   compiler's guards live);
 - library metaclasses (they build classes from any namespace); the real ``type`` is
   replaced by the sandbox's;
-- unbound Python methods of library classes (library code run with a ``self`` of the
-  script's choice).
+- unbound Python methods of library classes run library code with a ``self`` of the
+  script's choice: each is replaced by one that takes its class's objects only
+  (``self_binding.bound_to_owner``), or refused where its class cannot be found.
 
 A container may hold any of these (``__closure__`` is a tuple of cells): its items are
 checked as they come out, so containers themselves pass.
@@ -105,6 +106,14 @@ def trust_function(function: Callable[..., Any]) -> None:
 
 
 _keep: list[Any] = []
+#: Makes an unbound library method take its own class's objects only (None: refused).
+_binder: Callable[[types.FunctionType], Any] | None = None
+
+
+def use_binder(binder: Callable[[types.FunctionType], Any]) -> None:
+    """How an unbound library method is handed to scripts (``self_binding``)."""
+    global _binder
+    _binder = binder
 
 
 def _refuse(what: str) -> ForbiddenOperation:
@@ -129,14 +138,18 @@ def _enter_dict(value: dict[Any, Any]) -> dict[Any, Any]:
     return value
 
 
-def _enter_function(value: types.FunctionType) -> types.FunctionType:
+def _enter_function(value: types.FunctionType) -> Any:
     if value.__code__.co_filename.startswith("<script") or id(value) in _sandbox_functions:
         return value
-    # ``JSONEncoder.encode``: defined in a class body, it runs with any ``self``.
+    # ``JSONEncoder.encode``: defined in a class body, it runs with any ``self``; it
+    # arrives bound to its class's objects (``self_binding``), or not at all.
     qualname = value.__qualname__
     tail = qualname.rpartition("<locals>.")[2] if _real_type(qualname) is str else ""
     if "." in tail:
-        raise _refuse(f"the unbound library method {tail!r}")
+        bound = _binder(value) if _binder is not None else None
+        if bound is None:
+            raise _refuse(f"the unbound library method {tail!r}")
+        return bound
     return value
 
 

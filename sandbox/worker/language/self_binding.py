@@ -22,12 +22,13 @@ Worker side: standard library only.
 
 from __future__ import annotations
 
+import sys
 import types
 from collections.abc import Callable, Collection
 from typing import Any
 
 from sandbox.worker.language.control import ForbiddenOperation
-from sandbox.worker.language.membrane import trust_function
+from sandbox.worker.language.membrane import trust_function, use_binder
 from sandbox.worker.language.names import DEFINABLE_DUNDERS
 
 _real_type = type
@@ -74,6 +75,29 @@ def self_checked(function: Callable[..., Any], cls: type, name: str) -> Callable
     return method
 
 
+_bound_methods: dict[int, tuple[Callable[..., Any], Callable[..., Any]]] = {}
+
+
+def bound_to_owner(function: types.FunctionType) -> Callable[..., Any] | None:
+    """An unbound method of a library class, checking that ``self`` is one of that
+    class's objects (None where the class cannot be found from the function's own
+    module and qualified name)."""
+    known = _bound_methods.get(id(function))
+    if known is not None and known[0] is function:
+        return known[1]
+    owner: Any = (
+        sys.modules.get(function.__module__) if _real_type(function.__module__) is str else None
+    )
+    *path, name = function.__qualname__.split(".")
+    for part in path:
+        owner = getattr(owner, part, None) if "<" not in part else None
+    if not isinstance(owner, type) or owner.__dict__.get(name) is not function:
+        return None
+    checked = self_checked(function, owner, name)
+    _bound_methods[id(function)] = (function, checked)
+    return checked
+
+
 def bind_generated(cls: type, written: Collection[str] = ()) -> type:
     """Replace the methods library code wrote into ``cls`` by self-checked ones.
 
@@ -99,3 +123,6 @@ def generated_by(apply: Callable[[type], type], cls: type) -> type:
         kept = {name for name, value in made.__dict__.items() if before.get(name) is value}
         bind_generated(made, kept)
     return made
+
+
+use_binder(bound_to_owner)
