@@ -409,11 +409,31 @@ plt.figure()
 """
 
 
+PANDAS_PLOTTING_BACKEND = """
+import pandas as pd
+pd.set_option("plotting.backend", "this")
+pd.Series([1, 2]).plot()
+"""
+
+FIGURE_HOOKS = """
+import matplotlib
+import matplotlib.pyplot as plt
+matplotlib.rcParams["figure.hooks"] = ["this:print"]
+plt.subplots()
+"""
+
+
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize(
     "source",
-    [SERIES_AGG_DICT, RCPARAMS_BACKEND, RCPARAMS_BACKEND_RAW],
-    ids=["agg-dict", "rc-backend", "rc-backend-raw"],
+    [
+        SERIES_AGG_DICT,
+        RCPARAMS_BACKEND,
+        RCPARAMS_BACKEND_RAW,
+        PANDAS_PLOTTING_BACKEND,
+        FIGURE_HOOKS,
+    ],
+    ids=["agg-dict", "rc-backend", "rc-backend-raw", "pandas-backend", "figure-hooks"],
 )
 def test_data_libraries_walk_and_import_nothing_by_name(
     boxes: dict[str, Sandbox], source: str

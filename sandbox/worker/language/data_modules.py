@@ -147,6 +147,7 @@ def prepare(allowed: frozenset[str]) -> None:
         guards.allow_attribute_writes(pandas.DataFrame, pandas.Series, pandas.Index)
         formatters.close_pandas()
         _close_pandas_names()
+        _close_pandas_plotting_backend()
     if "sympy" in allowed:
         _close_sympy()
     if "matplotlib" in allowed:
@@ -255,6 +256,20 @@ def _close_pandas_names() -> None:
             method = getattr(cls, name, None)  # inherited ones too
             if callable(method):
                 setattr(cls, name, _naming_checked(method, f"{class_name}.{name}"))
+
+
+def _close_pandas_plotting_backend() -> None:
+    # ``pd.set_option("plotting.backend", "any.module")`` (or ``df.plot(backend=...)``)
+    # makes the next plot import that module: matplotlib's only.
+    core = importlib.import_module("pandas.plotting._core")
+    load = core._load_backend
+
+    def _load_backend(backend: Any) -> Any:
+        if backend != "matplotlib":
+            raise RefusedInSandbox(f"the pandas plotting backend {backend!r} is not available")
+        return load(backend)
+
+    vars(core)["_load_backend"] = _load_backend
 
 
 def _close_matplotlib_imports() -> None:
