@@ -38,7 +38,7 @@ from __future__ import annotations
 import builtins
 import sys
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from sandbox.worker.language.control import ForbiddenOperation
@@ -199,6 +199,18 @@ def unpack(value: Any) -> Any:
 def admit_class(cls: type) -> None:
     """A class the script defined: its instances are the script's own."""
     HARMLESS_TYPES.add(cls)
+
+
+def vetted(members: Mapping[str, Any]) -> dict[str, Any]:
+    """A module's members as a script may hold them (when a proxy is built): each
+    passed through :func:`enter`, the refused ones left out."""
+    held: dict[str, Any] = {}
+    for key, value in members.items():
+        try:
+            held[key] = enter(value)
+        except ForbiddenOperation:
+            continue
+    return held
 
 
 def membrane_names() -> dict[str, Any]:

@@ -33,6 +33,7 @@ from sandbox.worker.language import data_modules, modules
 from sandbox.worker.language.classes import expose_classes
 from sandbox.worker.language.control import ForbiddenImport
 from sandbox.worker.language.data_modules import DATA_CATALOG
+from sandbox.worker.language.membrane import vetted
 from sandbox.worker.language.modules import CATALOG, ModuleProxy, build_proxies
 
 
@@ -220,6 +221,7 @@ def _generate(
             members.setdefault(child.rpartition(".")[2], proxy)
     members.update(data_modules.safe_members(name))
     members.update(modules.version_member(module))
+    members = vetted(members)
     expose_classes(members.values())
     proxy = _make(name, members, module.__doc__)
     table[name] = proxy
