@@ -33,12 +33,8 @@ from sandbox.protocol import (
 )
 from sandbox.worker.language.callables import builtin
 from sandbox.worker.language.compiler import (
-    GETATTR,
     GUARD_NAMES,
     LAST_EXPR,
-    MATCH_CLASS,
-    RERAISE,
-    WRITE,
     CompileFailure,
     compile_plain,
     compile_script,
@@ -55,13 +51,11 @@ from sandbox.worker.language.guards import (
     SCRIPT_MODULE,
     build_class,
     builtin_catalog,
-    check_match_class,
-    guarded_getattr,
-    guarded_write,
-    reraise_control,
+    generated_bindings,
 )
 from sandbox.worker.language.jsonsafe import NotJsonable, to_json
-from sandbox.worker.language.membrane import membrane_names, register_namespace
+from sandbox.worker.language.membrane import register_namespace
+from sandbox.worker.language.names import HELD, ITEM
 from sandbox.worker.language.script_asyncio import attach_channel, run_top_level
 from sandbox.worker.language.sysproxy import bind as bind_streams
 from sandbox.worker.language.sysproxy import emit, reset_redirects, swapped_streams
@@ -110,14 +104,7 @@ class ScriptRuntime:
             # The language layer is switched off: plain Python with the real builtins.
             script_builtins = dict(vars(builtins))
         script_builtins["print"] = builtin(self._print, "print")
-        guards = {
-            GETATTR: guarded_getattr,
-            WRITE: guarded_write,
-            RERAISE: reraise_control,
-            MATCH_CLASS: check_match_class,
-            LAST_EXPR: _identity,
-            **membrane_names(),
-        }
+        guards = generated_bindings(_identity)
         if language:
             evaluator = Evaluator(
                 tuple(guards[name] for name in GUARD_NAMES),
@@ -322,6 +309,10 @@ class ScriptRuntime:
             self._output = {"type": "error", "message": self.format_exception(exc)}
             refused = isinstance(exc, PolicyRefusal)
             error_code = Code.POLICY_VIOLATION if refused else Code.RUNTIME_ERROR
+        for generated in (HELD, ITEM):
+            # A script kept in module form (``import *``) checks values in its globals:
+            # nothing of the run stays there.
+            self.globals.pop(generated, None)
         if _thread._count() > self._threads_at_start:
             # Library code started a thread for the script (an executor): nothing of a
             # run may outlive it, so the worker ends once this run is reported.

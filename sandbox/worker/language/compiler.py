@@ -61,7 +61,7 @@ from typing import Any
 
 from RestrictedPython.transformer import copy_locations
 
-from sandbox.worker.language.future import feature_flags, is_future_import, leading_future_imports
+from sandbox.worker.language.imports import ImportRules, leading_future_imports
 from sandbox.worker.language.match_patterns import MatchPatterns
 from sandbox.worker.language.membrane_nodes import name_checks
 from sandbox.worker.language.membrane_positions import MembranePositions
@@ -114,7 +114,7 @@ _NONE: frozenset[str] = frozenset()
 TOP_LEVEL_AWAIT = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
 
 
-class SandboxTransformer(MembranePositions, MatchPatterns):
+class SandboxTransformer(ImportRules, MembranePositions, MatchPatterns):
     """RestrictedPython's transformer, trimmed to the guards this sandbox relies on.
 
     Node types missing from ``names.NODE_FIELDS`` are refused; every identifier field
@@ -130,9 +130,6 @@ class SandboxTransformer(MembranePositions, MatchPatterns):
         # The innermost enclosing class: what CPython mangles ``__x`` with.
         self._private: str | None = None
         self._matches = 0
-        self._future_at_top: set[int] = set()
-        #: The compiler flags of the script's ``from __future__`` imports.
-        self.future_flags = 0
 
     def _resolve(self, cls: type) -> Callable[[Any], Any]:
         name = cls.__name__
@@ -251,48 +248,6 @@ class SandboxTransformer(MembranePositions, MatchPatterns):
         if consumed or (isinstance(node.func, ast.Name) and node.func.id in GENERATED_NAMES):
             return node  # a value used and dropped; the sandbox's own guards
         return self.entered(node, node)
-
-    # -- imports -----------------------------------------------------------------
-    def visit_Import(self, node: ast.Import | ast.ImportFrom) -> ast.AST:
-        if getattr(node, "is_lazy", 0):
-            # ``lazy import`` (3.15) resolves through a builtin at first use.
-            self.error(node, "lazy import statements are not allowed.")
-        for alias in node.names:
-            if alias.name == "*" and isinstance(node, ast.ImportFrom):
-                # Binds the names of the proxy's ``__all__``: its members that pass the
-                # name rule (``modules._make_proxy``). CPython allows it at module level.
-                continue
-            self._check_dotted(node, alias.name)
-            bound = alias.asname or alias.name.partition(".")[0]
-            self._check(node, bound)
-        return node
-
-    def visit_ImportFrom(self, node: ast.ImportFrom) -> ast.AST | None:
-        if is_future_import(node):
-            if id(node) not in self._future_at_top:
-                self.error(node, "from __future__ imports must occur at the beginning of the file")
-            flags, errors = feature_flags(node)
-            for error in errors:
-                self.error(node, error)
-            self.future_flags |= flags
-            return None  # a directive to the compiler: nothing runs
-        if node.level:
-            self.error(node, "relative imports are not allowed.")
-        if node.module is not None:
-            self._check_dotted(node, node.module)
-        return self.visit_Import(node)
-
-    def _check_dotted(self, node: ast.AST, dotted: str) -> None:
-        # A module's underscore names are its internals: never importable, whatever the
-        # module. (A private alias, ``import json as _json``, is the script's own.) Each
-        # part follows the name rule too (``import builtins`` is refused, as stock does).
-        if any(part.startswith("_") for part in dotted.split(".")):
-            self.error(node, f'"{dotted}" cannot be imported: it starts with "_".')
-            return
-        for part in dotted.split("."):
-            error = name_error(part, None)
-            if error is not None:
-                self.error(node, error)
 
     # -- exception handlers --------------------------------------------------------
     def visit_ExceptHandler(self, node: ast.ExceptHandler) -> ast.AST:

@@ -53,9 +53,15 @@ from sandbox.worker.language.classes import (
     target_of,
 )
 from sandbox.worker.language.control import ControlFlow, ForbiddenAttribute, ToolError
+from sandbox.worker.language.membrane import membrane_names
 from sandbox.worker.language.names import (
     FORBIDDEN_ATTRS,
+    GETATTR,
+    LAST_EXPR,
+    MATCH_CLASS,
     READABLE_DUNDERS,
+    RERAISE,
+    WRITE,
     is_private_name,
     natively_readable,
 )
@@ -307,58 +313,12 @@ def check_match_class(cls: Any) -> Any:
     return stand_in
 
 
-_SAFE_BUILTIN_NAMES = [
-    "abs",
-    "all",
-    "any",
-    "ascii",
-    "bin",
-    "bool",
-    "bytearray",
-    "bytes",
-    "callable",
-    "chr",
-    "classmethod",
-    "complex",
-    "dict",
-    "divmod",
-    "enumerate",
-    "filter",
-    "float",
-    "format",
-    "frozenset",
-    "hash",
-    "hex",
-    "id",
-    "int",
-    "isinstance",
-    "issubclass",
-    "iter",
-    "len",
-    "list",
-    "map",
-    "max",
-    "min",
-    "next",
-    "object",
-    "oct",
-    "ord",
-    "pow",
-    "property",
-    "range",
-    "repr",
-    "reversed",
-    "round",
-    "set",
-    "slice",
-    "sorted",
-    "staticmethod",
-    "str",
-    "sum",
-    "super",
-    "tuple",
-    "zip",
-]
+_SAFE_BUILTIN_NAMES = """
+abs all any ascii bin bool bytearray bytes callable chr classmethod complex dict divmod
+enumerate filter float format frozenset hash hex id int isinstance issubclass iter len
+list map max min next object oct ord pow property range repr reversed round set slice
+sorted staticmethod str sum super tuple zip
+""".split()
 
 
 def _exception_names() -> list[str]:
@@ -403,6 +363,19 @@ def builtin_catalog() -> Mapping[str, Any]:
 
 
 BUILTIN_NAMES: frozenset[str] = frozenset(builtin_catalog())
+
+
+def generated_bindings(last_expr: Any) -> dict[str, Any]:
+    """What compiled code finds under the compiler's generated names (``names.py``):
+    the guards, the membrane's checks, and ``last_expr`` for the trailing expression."""
+    return {
+        GETATTR: guarded_getattr,
+        WRITE: guarded_write,
+        RERAISE: reraise_control,
+        MATCH_CLASS: check_match_class,
+        LAST_EXPR: last_expr,
+        **membrane_names(),
+    }
 
 
 use_attribute_guard(guarded_getattr)
