@@ -53,10 +53,18 @@ def own_code(function: object) -> bool:
     return function.__code__.co_filename.startswith("<script")
 
 
+#: (function, class) -> the self-checked method, made once (``C.__init__`` is read anew
+#: by every ``C.__init__(self)`` of a subclass).
+_made: dict[tuple[int, int], tuple[Any, type, Callable[..., Any]]] = {}
+
+
 def self_checked(function: Callable[..., Any], cls: type, name: str) -> Callable[..., Any]:
     """``function`` run only with an instance of ``cls`` as its first argument."""
     if own_code(function) or id(function) in _checked:
         return function
+    made = _made.get((id(function), id(cls)))
+    if made is not None and made[0] is function and made[1] is cls:
+        return made[2]
     shown = f"{cls.__qualname__}.{name}"
 
     def method(self: Any, /, *args: Any, **kwargs: Any) -> Any:
@@ -72,6 +80,7 @@ def self_checked(function: Callable[..., Any], cls: type, name: str) -> Callable
     method.__doc__ = getattr(function, "__doc__", None)
     _checked.add(id(method))
     trust_function(method)
+    _made[(id(function), id(cls))] = (function, cls, method)
     return method
 
 
