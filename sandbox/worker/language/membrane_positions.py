@@ -2,14 +2,14 @@
 
 :data:`POSITIONS` says, for every AST node type the compiler accepts, whether native
 code can hand a value to script code there and how it is checked (a test walks ``ast``
-so that a new node type cannot go unlisted). The checked positions:
+so that a new node type cannot go unlisted; the fuzzer in ``tests/fuzz`` hands values
+over at every position in every scope). The checked positions:
 
 - parameters of functions and lambdas (native code calls back with any argument);
 - results of calls, ``await`` and ``yield`` (a generator's sent value), unless the
   statement discards them;
 - names bound by iteration (``for``, ``async for``, comprehensions), by unpacking, by
   ``with ... as``, ``except ... as`` and ``match`` captures, and by a decorator;
-
 - items taken out of a container by a subscript.
 
 A value used and dropped is not checked (:data:`CONSUMING`: a truth test, a comparison,
