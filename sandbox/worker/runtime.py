@@ -55,7 +55,7 @@ from sandbox.worker.language.guards import (
 )
 from sandbox.worker.language.jsonsafe import NotJsonable, to_json
 from sandbox.worker.language.membrane import register_namespace
-from sandbox.worker.language.names import HELD, ITEM
+from sandbox.worker.language.names import HELD, HELD_IN_COMPREHENSION, ITEM
 from sandbox.worker.language.script_asyncio import attach_channel, run_top_level
 from sandbox.worker.language.sysproxy import bind as bind_streams
 from sandbox.worker.language.sysproxy import emit, reset_redirects, swapped_streams
@@ -309,7 +309,7 @@ class ScriptRuntime:
             self._output = {"type": "error", "message": self.format_exception(exc)}
             refused = isinstance(exc, PolicyRefusal)
             error_code = Code.POLICY_VIOLATION if refused else Code.RUNTIME_ERROR
-        for generated in (HELD, ITEM):
+        for generated in (HELD, HELD_IN_COMPREHENSION, ITEM):
             # A script kept in module form (``import *``) checks values in its globals:
             # nothing of the run stays there.
             self.globals.pop(generated, None)

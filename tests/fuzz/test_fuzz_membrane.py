@@ -71,6 +71,9 @@ POSITIONS = {
     "decorator": "@functools.partial(next, SRC)\ndef t():\n    pass",
     "sort key": "seen = []\nsorted([1], key=lambda x, s=seen: s.append(next(SRC)))\nt = seen[0]",
     "eval": "t = eval('next(it)', {'it': SRC})",
+    "attribute": "t = functools.partial(*SRC).func",
+    "namespace attribute": "t = types.SimpleNamespace(**dict(zip(['a'], SRC))).a",
+    "method callee": "holder = functools.partial(*SRC)\nt = [holder.func][0]",
     "exec": "ns = {'it': SRC}\nexec('for t in it:\\n    pass', ns)\nt = ns['t']",
 }
 
@@ -86,7 +89,7 @@ SCOPES = {
     "class body": "class R:\n{body}\nt = R.t",
 }
 
-PRELUDE = "import asyncio, functools, itertools, typing\n"
+PRELUDE = "import asyncio, functools, itertools, types, typing\n"
 
 
 def script(producer: str, position: str, scope: str) -> str:

@@ -27,9 +27,11 @@ import pytest
 import RestrictedPython.compile
 import RestrictedPython.Guards
 
+from sandbox.worker.language import classes
 from sandbox.worker.language.compiler import LAST_EXPR, MATCH_CLASS, RERAISE
 from sandbox.worker.language.guards import check_match_class, reraise_control
 from sandbox.worker.language.membrane import membrane_names
+from sandbox.worker.language.names import SCRIPT_TYPES
 
 from . import adapter
 from .differences import DIFFERENCES, upstream_id
@@ -50,6 +52,7 @@ _RUNTIME_NAMES = {
     RERAISE: reraise_control,
     LAST_EXPR: _last_expr,
     MATCH_CLASS: check_match_class,
+    SCRIPT_TYPES: classes.SCRIPT_TYPES,
     **membrane_names(),
 }
 

@@ -76,6 +76,7 @@ CHECKED_SNIPPETS = {
     "arguments": "def g(*a, **k):\n    pass",
     "arg": "def g(a):\n    pass",
     "Subscript": "x = xs[0]",
+    "Attribute": "x = o.a",
 }
 
 
@@ -140,9 +141,14 @@ POSITION_SCRIPTS = {
     ),
     "default argument": "def f(x=typing.get_origin(typing.Type)):\n    return [x]\nt = f()[0]",
     "class body": "class K:\n    t = typing.get_origin(typing.Type)\nt = K.t",
+    "attribute": "t = functools.partial(*REAL).func",
+    "attribute of a namespace": "t = types.SimpleNamespace(**dict(zip(['a'], REAL))).a",
+    "attribute of a named tuple": (
+        "import collections\nt = collections.namedtuple('P', 'x')._make(REAL).x"
+    ),
 }
 
-PRELUDE = "import asyncio, functools, typing\nREAL = map(typing.get_origin, [typing.Type])\n"
+PRELUDE = "import asyncio, functools, types, typing\nREAL = map(typing.get_origin, [typing.Type])\n"
 CHECK = "\nprint(t is type, end='')"
 
 
@@ -159,6 +165,38 @@ def test_every_position_checks_what_native_code_hands_over(session: Session, whe
     execution = session.run(PRELUDE + POSITION_SCRIPTS[where] + CHECK)
     assert execution.error_code is None, execution.output
     assert execution.stdout == "True", f"{where}: the script held the real type"
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(
+    "call",
+    [
+        "functools.partial(*map(typing.get_origin, [typing.Type])).func('X', (), {})",
+        "difflib.SequenceMatcher.set_seq1(json.JSONEncoder, 'x')",
+        "types.MethodType(difflib.SequenceMatcher.set_seq1, json.JSONEncoder)('x')",
+    ],
+)
+def test_a_method_call_checks_its_method(session: Session, call: str) -> None:
+    # ``obj.method(...)`` stays a native method call; the method is checked like any
+    # value: the real type arrives as the sandbox's, an unbound library method bound.
+    execution = session.run(f"import difflib, functools, json, types, typing\n{call}")
+    assert execution.error_code in ("runtime_error", "policy_violation"), execution.output
+    assert "TypeError" in str(execution.output)
+    check = session.run("import json\nprint(hasattr(json.JSONEncoder, 'a'))")
+    assert check.stdout == "False\n"
+
+
+@pytest.mark.timeout(60)
+def test_library_methods_still_work_on_their_own_objects(session: Session) -> None:
+    execution = session.run(
+        "import difflib, json, collections\n"
+        "m = difflib.SequenceMatcher()\n"
+        "difflib.SequenceMatcher.set_seqs(m, 'abc', 'abd')\n"
+        "c = collections.Counter('aab')\n"
+        "print(round(m.ratio(), 2), json.JSONEncoder.encode(json.JSONEncoder(), [1]),\n"
+        "      collections.Counter.most_common(c, 1), [x.upper() for x in 'ab'])"
+    )
+    assert execution.stdout == "0.67 [1] [('a', 2)] ['A', 'B']\n", execution.output
 
 
 @pytest.mark.timeout(60)

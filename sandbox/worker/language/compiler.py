@@ -63,7 +63,7 @@ from RestrictedPython.transformer import copy_locations
 
 from sandbox.worker.language.imports import ImportRules, leading_future_imports
 from sandbox.worker.language.match_patterns import MatchPatterns
-from sandbox.worker.language.membrane_nodes import name_checks
+from sandbox.worker.language.membrane_nodes import name_checks, write_guarded
 from sandbox.worker.language.membrane_positions import MembranePositions
 from sandbox.worker.language.names import (
     DEFINABLE_DUNDERS,
@@ -212,17 +212,23 @@ class SandboxTransformer(ImportRules, MembranePositions, MatchPatterns):
         error = attribute_error(attr, self._private, loading)
         if error is not None:
             self.error(node, error)
+        consumed = loading and self.is_consumed(node)
         node.value = self.visit(node.value)
         if loading:
-            if attr not in RUNTIME_CHECKED_ATTRS and not is_private_name(attr):
-                return node
-            call = ast.Call(name_node(GETATTR, node), [node.value, ast.Constant(attr)], [])
-            copy_locations(call, node)
-            return call
-        # A private name goes with the object: the guard checks whose member it is.
-        args = [node.value, ast.Constant(attr)] if is_private_name(attr) else [node.value]
-        wrapped = ast.Call(name_node(WRITE, node.value), args, [])
-        copy_locations(wrapped, node.value)
+            read: ast.expr = node
+            if attr in RUNTIME_CHECKED_ATTRS or is_private_name(attr):
+                read = ast.Call(name_node(GETATTR, node), [node.value, ast.Constant(attr)], [])
+                copy_locations(read, node)
+            # A library object's attribute may hold anything (``partial(...).func``).
+            return read if consumed else self.entered(read, node)
+        if is_private_name(attr):
+            # A private name goes with the object: the guard checks whose member it is.
+            wrapped: ast.expr = ast.Call(
+                name_node(WRITE, node.value), [node.value, ast.Constant(attr)], []
+            )
+            copy_locations(wrapped, node.value)
+        else:
+            wrapped = write_guarded(node.value, node.value)
         node.value = wrapped
         return node
 
@@ -244,6 +250,8 @@ class SandboxTransformer(ImportRules, MembranePositions, MatchPatterns):
     def visit_Call(self, node: ast.Call) -> ast.AST:
         # ``eval``/``exec`` are the sandbox's (``evaluate.py``): the same compiler.
         consumed = self.is_consumed(node)
+        if self.native_method_call(node):
+            return node if consumed else self.entered(node, node)
         node = self.node_contents_visit(node)
         if consumed or (isinstance(node.func, ast.Name) and node.func.id in GENERATED_NAMES):
             return node  # a value used and dropped; the sandbox's own guards

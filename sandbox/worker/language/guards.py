@@ -65,6 +65,7 @@ from sandbox.worker.language.names import (
     is_private_name,
     natively_readable,
 )
+from sandbox.worker.language.names import SCRIPT_TYPES as SCRIPT_TYPES_NAME
 from sandbox.worker.language.safe_format import safe_format_method, use_attribute_guard
 from sandbox.worker.language.self_binding import self_checked
 
@@ -374,6 +375,7 @@ def generated_bindings(last_expr: Any) -> dict[str, Any]:
         RERAISE: reraise_control,
         MATCH_CLASS: check_match_class,
         LAST_EXPR: last_expr,
+        SCRIPT_TYPES_NAME: SCRIPT_TYPES,
         **membrane_names(),
     }
 

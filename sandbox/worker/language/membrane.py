@@ -23,6 +23,10 @@ brought them:
 A container may hold any of these (``__closure__`` is a tuple of cells): its items are
 checked as they come out, so containers themselves pass.
 
+A method call keeps CPython's native method call (no bound method made): the compiler
+checks its receiver with the method (:func:`method_of`), and not at all for the builtin
+types, whose attributes are their own methods (:data:`METHOD_SAFE`).
+
 Cheap by construction: the compiler tests ``type(value) in HARMLESS_TYPES`` inline (an
 exact-type set lookup, no call) and calls :func:`enter` only when that fails.
 ``HARMLESS_TYPES`` holds the scalar types, the containers, the script's own classes,
@@ -42,7 +46,15 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from sandbox.worker.language.control import ForbiddenOperation
-from sandbox.worker.language.names import ENTER, EXACT_TYPE, HARMLESS, UNPACK
+from sandbox.worker.language.names import (
+    ENTER,
+    EXACT_TYPE,
+    HARMLESS,
+    METHOD_OF,
+    RECEIVERS,
+    RECEIVERS_UNCHANGED,
+    UNPACK,
+)
 
 _real_type = type
 
@@ -201,6 +213,39 @@ def admit_class(cls: type) -> None:
     HARMLESS_TYPES.add(cls)
 
 
+#: Exact types whose every attribute is a method of the type or a harmless value: a
+#: method called on one needs no check (``xs.append(x)``, ``d.get(k)``). A dict may be a
+#: namespace no script may hold, which a method could change: the methods that change a
+#: dict (``NAMESPACE_CHANGERS``) are checked on every dict (``METHOD_SAFE_UNCHANGING``).
+METHOD_SAFE: frozenset[type] = frozenset(
+    {int, float, complex, bool, str, bytes, bytearray, list, tuple, dict, set, frozenset}
+    | {range, type(None)}
+)
+METHOD_SAFE_UNCHANGING = METHOD_SAFE - {dict}
+NAMESPACE_CHANGERS = frozenset(
+    {"update", "setdefault", "pop", "popitem", "clear", "__setitem__", "__delitem__", "__ior__"}
+)
+
+
+class _Checked:
+    """The receiver of one method call whose method the membrane replaced: its own
+    ``__dict__`` holds the checked method under the method's name (found before any
+    method of this class, ``__repr__`` included)."""
+
+
+def method_of(receiver: Any, name: str) -> Any:
+    """The receiver of ``receiver.name(...)``, with the method checked like any value
+    entering script code (the compiler keeps the call a native method call)."""
+    receiver = enter(receiver)
+    method = getattr(receiver, name)
+    checked = enter(method)
+    if checked is method:
+        return receiver
+    holder = _Checked()
+    vars(holder)[name] = checked
+    return holder
+
+
 def vetted(members: Mapping[str, Any]) -> dict[str, Any]:
     """A module's members as a script may hold them (when a proxy is built): each
     passed through :func:`enter`, the refused ones left out."""
@@ -220,6 +265,9 @@ def membrane_names() -> dict[str, Any]:
         HARMLESS: HARMLESS_TYPES,
         ENTER: enter,
         UNPACK: unpack,
+        METHOD_OF: method_of,
+        RECEIVERS: METHOD_SAFE,
+        RECEIVERS_UNCHANGED: METHOD_SAFE_UNCHANGING,
     }
 
 

@@ -17,7 +17,20 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from sandbox.worker.language.names import ENTER, EXACT_TYPE, HARMLESS, HELD, ITEM, UNPACK
+from sandbox.worker.language.membrane import NAMESPACE_CHANGERS
+from sandbox.worker.language.names import (
+    ENTER,
+    EXACT_TYPE,
+    HARMLESS,
+    HELD,
+    ITEM,
+    METHOD_OF,
+    RECEIVERS,
+    RECEIVERS_UNCHANGED,
+    SCRIPT_TYPES,
+    UNPACK,
+    WRITE,
+)
 
 Location = dict[str, Any]
 _LOAD, _STORE = ast.Load(), ast.Store()
@@ -52,12 +65,45 @@ def entered_call(value: ast.expr, where: ast.AST) -> ast.expr:
     return _call(ENTER, location(where), value)
 
 
-def entered_inline(value: ast.expr, where: ast.AST) -> ast.expr:
+def entered_inline(value: ast.expr, where: ast.AST, held: str = HELD) -> ast.expr:
     """``(.held if .exact_type(.held := value) in .harmless else .enter(.held))``."""
     loc = location(where)
-    store = ast.NamedExpr(_name(HELD, loc, _STORE), value, **loc)
+    store = ast.NamedExpr(_name(held, loc, _STORE), value, **loc)
     test = _type_test(store, loc, ast.In())
-    return ast.IfExp(test, _name(HELD, loc), _call(ENTER, loc, _name(HELD, loc)), **loc)
+    return ast.IfExp(test, _name(held, loc), _call(ENTER, loc, _name(held, loc)), **loc)
+
+
+def write_guarded(value: ast.expr, where: ast.AST) -> ast.expr:
+    """``.write(value)``, the store guard; for a name, without a call when it holds an
+    instance of a script class: ``(x if .exact_type(x) in .script_types else .write(x))``."""
+    loc = location(where)
+    if not isinstance(value, ast.Name):
+        return _call(WRITE, loc, value)
+    test = ast.Compare(
+        _call(EXACT_TYPE, loc, _name(value.id, loc)), [ast.In()], [_name(SCRIPT_TYPES, loc)], **loc
+    )
+    return ast.IfExp(test, _name(value.id, loc), _call(WRITE, loc, _name(value.id, loc)), **loc)
+
+
+def method_receiver(receiver: ast.expr, method: str, where: ast.AST, held: str | None) -> ast.expr:
+    """The receiver of ``receiver.method(...)``, checked so that the call stays a native
+    method call: ``(r if .exact_type(r) in .receivers else .method_of(r, "method"))``
+    (``r`` a name, or ``held := receiver``; ``held`` None: no assignment expression
+    here, ``.method_of(receiver, "method")``)."""
+    loc = location(where)
+    slow_args: list[ast.expr]
+    if isinstance(receiver, ast.Name):
+        first: ast.expr = _name(receiver.id, loc)
+        again, slow_args = _name(receiver.id, loc), [_name(receiver.id, loc)]
+    elif held is not None:
+        first = ast.NamedExpr(_name(held, loc, _STORE), receiver, **loc)
+        again, slow_args = _name(held, loc), [_name(held, loc)]
+    else:
+        return _call(METHOD_OF, loc, receiver, ast.Constant(method, **loc))
+    receivers = RECEIVERS_UNCHANGED if method in NAMESPACE_CHANGERS else RECEIVERS
+    test = ast.Compare(_call(EXACT_TYPE, loc, first), [ast.In()], [_name(receivers, loc)], **loc)
+    slow = _call(METHOD_OF, loc, *slow_args, ast.Constant(method, **loc))
+    return ast.IfExp(test, again, slow, **loc)
 
 
 def unpacked(value: ast.expr, where: ast.AST) -> ast.expr:

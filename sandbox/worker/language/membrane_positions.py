@@ -10,11 +10,14 @@ over at every position in every scope). The checked positions:
   statement discards them;
 - names bound by iteration (``for``, ``async for``, comprehensions), by unpacking, by
   ``with ... as``, ``except ... as`` and ``match`` captures, and by a decorator;
-- items taken out of a container by a subscript.
+- items taken out of a container by a subscript, and attributes read (a library
+  object's attribute may hold anything: ``functools.partial(f).func``).
 
 A value used and dropped is not checked (:data:`CONSUMING`: a truth test, a comparison,
-a discarded call, a loop's iterable...). The checks themselves are built in
-``membrane_nodes.py``.
+a discarded call, a loop's iterable...; an object read by a subscript, whose item is).
+A method call ``obj.m(...)`` stays a native method call: its receiver is checked with
+its method (``membrane.method_of``; none for the builtin types, whose attributes are
+their own methods). The checks themselves are built in ``membrane_nodes.py``.
 
 Worker side: standard library and RestrictedPython only.
 """
@@ -34,12 +37,20 @@ from sandbox.worker.language.membrane_nodes import (
     item_target,
     item_values,
     location,
+    method_receiver,
     name_checks,
     name_guard,
     parameters,
     pattern_names,
     target_names,
     unpacked,
+)
+from sandbox.worker.language.names import (
+    HELD,
+    HELD_IN_COMPREHENSION,
+    RUNTIME_CHECKED_ATTRS,
+    attribute_error,
+    is_private_name,
 )
 
 _CHECKED = "checked: a value native code hands to script code passes the membrane here"
@@ -77,6 +88,7 @@ POSITIONS: dict[str, str] = {
     "arguments": _CHECKED + " (in FunctionDef and Lambda)",
     "arg": _CHECKED + " (in FunctionDef and Lambda)",
     "Subscript": _CHECKED + " (the item, when it is read)",
+    "Attribute": _CHECKED + " (the value read; names follow the attribute rule first)",
     # Values the script builds.
     **dict.fromkeys(
         "Dict Set List Tuple ListComp SetComp DictComp GeneratorExp JoinedStr "
@@ -89,7 +101,6 @@ POSITIONS: dict[str, str] = {
         _COMPOSED,
     ),
     # Reads of what the script holds.
-    "Attribute": _HELD + "; private ones, format and __init__ pass the attribute guard",
     **dict.fromkeys("BinOp UnaryOp Compare AugAssign".split(), _HELD),
     "Name": "variables hold checked values; builtins and proxies are the sandbox's",
     "alias": "module proxies and their members are vetted when the proxy is built",
@@ -108,7 +119,7 @@ POSITIONS: dict[str, str] = {
 
 
 #: Nodes whose value is checked where it enters (unless consumed).
-_ENTERING = (ast.Call, ast.Await, ast.Yield, ast.YieldFrom, ast.Subscript)
+_ENTERING = (ast.Call, ast.Await, ast.Yield, ast.YieldFrom, ast.Subscript, ast.Attribute)
 
 #: Fields whose value is used and dropped, never held: a call there needs no check (a
 #: truth test, a comparison, formatting, raising, iterating or entering a context, a
@@ -139,6 +150,7 @@ class MembranePositions(FastNodeTransformer):
 
     if TYPE_CHECKING:
         _in_class_body: bool
+        _private: str | None
 
         def _visit_body(self, body: list[ast.stmt]) -> list[ast.stmt]: ...
 
@@ -146,6 +158,8 @@ class MembranePositions(FastNodeTransformer):
         super().__init__()
         # Whether an assignment expression may hold a checked value here.
         self._inline = True
+        # How many comprehensions enclose the node being visited (in this scope).
+        self._comprehensions = 0
         self._consumed: set[int] = set()
 
     # -- values used and dropped ------------------------------------------------------
@@ -155,6 +169,13 @@ class MembranePositions(FastNodeTransformer):
             self._consumed.discard(id(node))
             return True
         return False
+
+    def consumed_receiver(self, node: ast.expr) -> ast.expr:
+        """A method call's receiver: checked with its method (``checked_receiver``),
+        not on its own."""
+        if isinstance(node, _ENTERING):
+            self._consumed.add(id(node))
+        return node
 
     def _mark_consumed(self, node: ast.AST) -> None:
         for field in CONSUMING[type(node).__name__]:
@@ -210,11 +231,42 @@ class MembranePositions(FastNodeTransformer):
     def entered(self, value: ast.expr, where: ast.AST) -> ast.expr:
         """``value`` passed through the membrane (inline where the scope allows)."""
         if self._inline and not self._in_class_body:
-            return entered_inline(value, where)
+            # Inside a comprehension, an assignment expression binds in the enclosing
+            # function: a name of its own there keeps ``.held`` a fast local (not a cell).
+            held = HELD_IN_COMPREHENSION if self._comprehensions else HELD
+            return entered_inline(value, where, held)
         return entered_call(value, where)
+
+    def native_method_call(self, node: ast.Call) -> bool:
+        """Visit ``obj.method(...)`` as a native method call (no bound method made): the
+        receiver checked with its method. False (nothing visited) for other calls."""
+        func = node.func
+        if not (
+            isinstance(func, ast.Attribute)
+            and func.attr not in RUNTIME_CHECKED_ATTRS
+            and not is_private_name(func.attr)
+            and attribute_error(func.attr, self._private, True) is None
+        ):
+            return False
+        func.value = self.visit(self.consumed_receiver(func.value))
+        func.value = self.checked_receiver(func.value, func.attr, func)
+        node.args = [self.visit(a) for a in node.args]
+        node.keywords = [self.visit(k) for k in node.keywords]
+        return True
+
+    def checked_receiver(self, receiver: ast.expr, method: str, where: ast.AST) -> ast.expr:
+        """A method call's receiver and its method checked, the call kept native."""
+        if self._inline and not self._in_class_body:
+            held = HELD_IN_COMPREHENSION if self._comprehensions else HELD
+            return method_receiver(receiver, method, where, held)
+        return method_receiver(receiver, method, where, None)
 
     def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
         consumed = self.is_consumed(node)
+        if isinstance(node.ctx, ast.Load):
+            # Read from, not held: no value a script may not hold gives anything by a
+            # subscript but an item, which is checked (a store's object is checked).
+            self.consumed_receiver(node.value)
         node = self.node_contents_visit(node)
         if consumed or not isinstance(node.ctx, ast.Load):
             return node
@@ -296,10 +348,18 @@ class MembranePositions(FastNodeTransformer):
             self._mark_consumed(generator)
             generator.iter = self.outside_inline(generator.iter)
             generator.target = self.visit(generator.target)
-            generator.ifs = [self.visit(test) for test in generator.ifs]
-        for field in ("elt", "key", "value"):
-            if hasattr(node, field):
-                setattr(node, field, self.visit(getattr(node, field)))
+            self._comprehensions += 1
+            try:
+                generator.ifs = [self.visit(test) for test in generator.ifs]
+            finally:
+                self._comprehensions -= 1
+        self._comprehensions += 1
+        try:
+            for field in ("elt", "key", "value"):
+                if hasattr(node, field):
+                    setattr(node, field, self.visit(getattr(node, field)))
+        finally:
+            self._comprehensions -= 1
         self.visit_other_fields(node, "generators", "elt", "key", "value")
         checked: list[ast.comprehension] = []
         for generator in generators:

@@ -100,7 +100,12 @@ def bound_to_owner(function: types.FunctionType) -> Callable[..., Any] | None:
     *path, name = function.__qualname__.split(".")
     for part in path:
         owner = getattr(owner, part, None) if "<" not in part else None
-    if not isinstance(owner, type) or owner.__dict__.get(name) is not function:
+    if not isinstance(owner, type):
+        return None
+    member = owner.__dict__.get(name)
+    if isinstance(member, staticmethod) and member.__func__ is function:
+        return function  # takes no self
+    if member is not function:
         return None
     checked = self_checked(function, owner, name)
     _bound_methods[id(function)] = (function, checked)
