@@ -217,10 +217,8 @@ def admit_class(cls: type) -> None:
 #: method called on one needs no check (``xs.append(x)``, ``d.get(k)``). A dict may be a
 #: namespace no script may hold, which a method could change: the methods that change a
 #: dict (``NAMESPACE_CHANGERS``) are checked on every dict (``METHOD_SAFE_UNCHANGING``).
-METHOD_SAFE: frozenset[type] = frozenset(
-    {int, float, complex, bool, str, bytes, bytearray, list, tuple, dict, set, frozenset}
-    | {range, type(None)}
-)
+METHOD_SAFE: set[type] = {int, float, complex, bool, str, bytes, bytearray, list, tuple, dict}
+METHOD_SAFE |= {set, frozenset, range, type(None)}
 METHOD_SAFE_UNCHANGING = METHOD_SAFE - {dict}
 NAMESPACE_CHANGERS = frozenset(
     {"update", "setdefault", "pop", "popitem", "clear", "__setitem__", "__delitem__", "__ior__"}
@@ -235,15 +233,21 @@ class _Checked:
 
 def method_of(receiver: Any, name: str) -> Any:
     """The receiver of ``receiver.name(...)``, with the method checked like any value
-    entering script code (the compiler keeps the call a native method call)."""
-    receiver = enter(receiver)
+    entering script code (the compiler keeps the call a native method call): an object
+    holding the checked method under its name, so that it is looked up once."""
+    if _real_type(receiver) not in HARMLESS_TYPES:
+        receiver = enter(receiver)
     method = getattr(receiver, name)
-    checked = enter(method)
-    if checked is method:
-        return receiver
     holder = _Checked()
-    vars(holder)[name] = checked
+    vars(holder)[name] = method if _real_type(method) in HARMLESS_TYPES else enter(method)
     return holder
+
+
+def safe_receivers(*classes: type) -> None:
+    """Classes whose attributes are vetted once (the module proxies, built from vetted
+    members and read-only): a method called on one needs no check."""
+    METHOD_SAFE.update(classes)
+    METHOD_SAFE_UNCHANGING.update(classes)
 
 
 def vetted(members: Mapping[str, Any]) -> dict[str, Any]:

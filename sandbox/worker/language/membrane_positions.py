@@ -123,8 +123,13 @@ _ENTERING = (ast.Call, ast.Await, ast.Yield, ast.YieldFrom, ast.Subscript, ast.A
 
 #: Fields whose value is used and dropped, never held: a call there needs no check (a
 #: truth test, a comparison, formatting, raising, iterating or entering a context, a
-#: match subject; a returned or awaited value is checked where it arrives).
+#: match subject; a returned or awaited value is checked where it arrives). An operand
+#: of an operator: a value no script may hold gives, by an operator, at most a new
+#: value of its own type's making (a namespace's ``|`` a plain dict, ``type | int`` a
+#: union) or an error; a script object's operator method has its parameters checked.
 CONSUMING: dict[str, tuple[str, ...]] = {
+    "BinOp": ("left", "right"),
+    "UnaryOp": ("operand",),
     "Expr": ("value",),
     "Return": ("value",),
     "If": ("test",),
@@ -190,6 +195,7 @@ class MembranePositions(FastNodeTransformer):
 
     visit_Expr = visit_Return = visit_If = visit_While = visit_Assert = _consuming
     visit_IfExp = visit_Compare = visit_FormattedValue = visit_Raise = _consuming
+    visit_BinOp = visit_UnaryOp = _consuming
 
     def visit_withitem(self, node: ast.withitem) -> ast.AST:
         return self._consuming(node)

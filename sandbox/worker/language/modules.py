@@ -42,7 +42,7 @@ from typing import Any
 from sandbox.worker.language import formatters
 from sandbox.worker.language.classes import expose_classes, show_as
 from sandbox.worker.language.control import ForbiddenImport, ForbiddenModule
-from sandbox.worker.language.membrane import vetted
+from sandbox.worker.language.membrane import safe_receivers, vetted
 from sandbox.worker.language.names import name_error
 from sandbox.worker.language.script_asyncio import members as script_asyncio_members
 from sandbox.worker.language.stdlib_members import EXTRA, MEMBERS
@@ -179,6 +179,7 @@ def _make_proxy(name: str, members: dict[str, Any], doc: str | None) -> ModulePr
         namespace[key] = staticmethod(value) if isinstance(value, types.FunctionType) else value
     cls = type(name, (ModuleProxy,), namespace)
     cls.__qualname__ = name
+    safe_receivers(cls)
     return object.__new__(cls)
 
 
