@@ -208,6 +208,16 @@ def test_the_real_type_builds_nothing_wherever_it_came_from(session: Session) ->
     assert "exactly one argument" in str(execution.output)
 
 
+@pytest.mark.timeout(60)
+def test_the_real_type_behind_a_subscript_builds_nothing(session: Session) -> None:
+    # The object of a subscript is read, not held: ``t[int]`` is an alias calling ``t``.
+    execution = session.run(
+        "import typing\nt = typing.get_origin(typing.Type)[int]\nt('X', (), {'__reduce_ex__': 1})"
+    )
+    assert execution.error_code == "runtime_error"
+    assert "exactly one argument" in str(execution.output)
+
+
 # -- what enter() refuses ----------------------------------------------------------
 
 
@@ -234,6 +244,11 @@ REFUSED = {
     "builtins dict": lambda: vars(builtins),
     "metaclass": lambda: abc.ABCMeta,
     "unbound method of a class no module names": lambda: _local_class().method,
+    "the interpreter's eval": lambda: builtins.eval,
+    "the interpreter's __import__": lambda: builtins.__import__,
+    "the interpreter's getattr": lambda: builtins.getattr,
+    "the interpreter's help": lambda: builtins.help,
+    "an alias around a metaclass": lambda: types.GenericAlias(abc.ABCMeta, (int,)),
 }
 
 
@@ -270,6 +285,9 @@ def test_a_registered_namespace_is_refused() -> None:
 
 def test_the_real_type_becomes_the_sandboxs_own() -> None:
     assert membrane.enter(type) is SafeType
+    alias = membrane.enter(type[int])  # calling an alias calls its origin
+    assert alias.__origin__ is SafeType and alias.__args__ == (int,)
+    assert membrane.enter(list[int]) == list[int]
     assert membrane.unpack([type, 2]) == [SafeType, 2]
     with pytest.raises(ForbiddenOperation):
         membrane.unpack((1, _frame()))

@@ -53,7 +53,7 @@ from sandbox.worker.language.classes import (
     target_of,
 )
 from sandbox.worker.language.control import ControlFlow, ForbiddenAttribute, ToolError
-from sandbox.worker.language.membrane import membrane_names
+from sandbox.worker.language.membrane import membrane_names, refuse_on_entry
 from sandbox.worker.language.names import (
     FORBIDDEN_ATTRS,
     GETATTR,
@@ -380,5 +380,16 @@ def generated_bindings(last_expr: Any) -> dict[str, Any]:
     }
 
 
+def _refuse_interpreter_builtins() -> None:
+    """The interpreter's builtins that a script's differ from or lack (``eval``,
+    ``__import__``, ``getattr``, ``open``, ``help``) are refused wherever native code
+    would hand them over (a library's globals name ``__builtins__``)."""
+    catalog = builtin_catalog()
+    for name, value in vars(builtins).items():
+        if callable(value) and not isinstance(value, _real_type) and catalog.get(name) is not value:
+            refuse_on_entry(value, f"the interpreter's {name}()")
+
+
 use_attribute_guard(guarded_getattr)
 expose_classes(builtin_catalog().values())
+_refuse_interpreter_builtins()

@@ -16,6 +16,11 @@ brought them:
   compiler's guards live);
 - library metaclasses (they build classes from any namespace); the real ``type`` is
   replaced by the sandbox's;
+- the interpreter's own builtins the script's differ from (``eval``, ``__import__``,
+  ``getattr``, ``open``...: :func:`refuse_on_entry`), however they were reached;
+- an alias that calls its origin (``type[int]`` is the real ``type`` behind a
+  subscript): its origin is checked like the value itself (``type[int]`` becomes the
+  sandbox's ``type`` subscripted);
 - unbound Python methods of library classes run library code with a ``self`` of the
   script's choice: each is replaced by one that takes its class's objects only
   (``self_binding.bound_to_owner``), or refused where its class cannot be found.
@@ -93,6 +98,9 @@ FORBIDDEN: dict[type, str] = {
 #: Values replaced by the sandbox's own on entry (the real ``type``: ``safe_type``).
 _replacements: dict[int, tuple[Any, Any]] = {}
 
+#: Single values no script may hold, by id, with what the refusal calls them.
+_refused: dict[int, tuple[Any, str]] = {}
+
 #: Dicts no script may hold, by id (strong references keep the ids unique).
 _namespaces: dict[int, dict[str, Any]] = {}
 _modules_seen = 0
@@ -104,6 +112,16 @@ _sandbox_functions: set[int] = set()
 def replace_on_entry(value: Any, replacement: Any) -> None:
     """Hand scripts ``replacement`` wherever native code would hand them ``value``."""
     _replacements[id(value)] = (value, replacement)
+
+
+def refuse_on_entry(value: Any, what: str) -> None:
+    """Never hand scripts ``value`` (the interpreter's ``eval``: the script has its own).
+    Its type is then decided per value, never vetted once for all its instances."""
+    _refused[id(value)] = (value, what)
+    cls = _real_type(value)
+    if cls not in _PER_VALUE:
+        HARMLESS_TYPES.discard(cls)
+        _PER_VALUE[cls] = _enter_builtin
 
 
 def register_namespace(namespace: dict[str, Any]) -> None:
@@ -174,9 +192,32 @@ def _enter_class(value: type) -> Any:
     return value
 
 
+def _enter_builtin(value: Any) -> Any:
+    # Builtin functions and the bound methods of native objects share one type; the
+    # interpreter's ``help`` and ``exit`` are objects of their own classes.
+    refused = _refused.get(id(value))
+    if refused is not None and refused[0] is value:
+        raise _refuse(refused[1])
+    replaced = _replacements.get(id(value))
+    if replaced is not None and replaced[0] is value:
+        return replaced[1]
+    return value
+
+
+def _enter_alias(value: types.GenericAlias) -> Any:
+    # Calling ``list[int]`` calls ``list``: the origin is what the script would call.
+    origin = value.__origin__
+    entered = enter(origin)
+    if entered is origin:
+        return value
+    return types.GenericAlias(entered, value.__args__)
+
+
 _PER_VALUE: dict[type, Callable[[Any], Any]] = {
     dict: _enter_dict,
     types.FunctionType: _enter_function,
+    types.BuiltinFunctionType: _enter_builtin,
+    types.GenericAlias: _enter_alias,
 }
 
 
