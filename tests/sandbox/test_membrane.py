@@ -218,6 +218,22 @@ def test_the_real_type_behind_a_subscript_builds_nothing(session: Session) -> No
     assert "exactly one argument" in str(execution.output)
 
 
+@pytest.mark.timeout(60)
+def test_the_shared_decimal_contexts_are_handed_out_as_copies(session: Session) -> None:
+    # Every new decimal.Context() copies DefaultContext: its methods and its traps
+    # must not change it (its attributes are read-only, guards.guarded_write).
+    changed = session.run(
+        "import decimal\ndecimal.DefaultContext.clear_traps()\n"
+        "decimal.DefaultContext.traps[decimal.Inexact] = True"
+    )
+    assert changed.error_code is None, changed.output
+    later = session.run(
+        "import decimal\nc = decimal.Context()\nprint(c.traps[decimal.DivisionByZero], "
+        "c.traps[decimal.Inexact], decimal.DefaultContext.prec)"
+    )
+    assert later.stdout == "True False 28\n", later.output
+
+
 # -- what enter() refuses ----------------------------------------------------------
 
 

@@ -53,7 +53,7 @@ from sandbox.worker.language.classes import (
     target_of,
 )
 from sandbox.worker.language.control import ControlFlow, ForbiddenAttribute, ToolError
-from sandbox.worker.language.membrane import membrane_names, refuse_on_entry
+from sandbox.worker.language.membrane import membrane_names, refuse_on_entry, replace_on_entry
 from sandbox.worker.language.names import (
     FORBIDDEN_ATTRS,
     GETATTR,
@@ -75,15 +75,14 @@ _real_type = builtins.type
 #: Library classes whose instances are plain attribute bags meant to be written.
 _writable_foreign_types: tuple[type, ...] = (decimal.Context, types.SimpleNamespace)
 #: Instances of those that library code shares: the templates every new decimal
-#: context copies (a script sets ``decimal.getcontext().prec`` instead).
-_SHARED = {
-    id(context): f"decimal.{name}"
-    for name, context in (
-        ("DefaultContext", decimal.DefaultContext),
-        ("BasicContext", decimal.BasicContext),
-        ("ExtendedContext", decimal.ExtendedContext),
-    )
-}
+#: context copies (a script sets ``decimal.getcontext().prec`` instead). A script is
+#: handed a copy of each (its methods and its ``traps``/``flags`` change the copy
+#: only), read-only like the original.
+_SHARED: dict[int, str] = {}
+for _name in ("DefaultContext", "BasicContext", "ExtendedContext"):
+    _shared = getattr(decimal, _name)
+    _SHARED[id(_shared)] = _SHARED[id(_copy := _shared.copy())] = f"decimal.{_name}"
+    replace_on_entry(_shared, _copy)
 
 
 def allow_attribute_writes(*classes: type) -> None:

@@ -112,16 +112,22 @@ _sandbox_functions: set[int] = set()
 def replace_on_entry(value: Any, replacement: Any) -> None:
     """Hand scripts ``replacement`` wherever native code would hand them ``value``."""
     _replacements[id(value)] = (value, replacement)
+    if not isinstance(value, _real_type):
+        _per_value(_real_type(value))
 
 
 def refuse_on_entry(value: Any, what: str) -> None:
     """Never hand scripts ``value`` (the interpreter's ``eval``: the script has its own).
     Its type is then decided per value, never vetted once for all its instances."""
     _refused[id(value)] = (value, what)
-    cls = _real_type(value)
+    _per_value(_real_type(value))
+
+
+def _per_value(cls: type) -> None:
+    # Instances of ``cls`` are looked up by id as they enter, never vetted by type.
     if cls not in _PER_VALUE:
         HARMLESS_TYPES.discard(cls)
-        _PER_VALUE[cls] = _enter_builtin
+        _PER_VALUE[cls] = _enter_listed
 
 
 def register_namespace(namespace: dict[str, Any]) -> None:
@@ -192,7 +198,7 @@ def _enter_class(value: type) -> Any:
     return value
 
 
-def _enter_builtin(value: Any) -> Any:
+def _enter_listed(value: Any) -> Any:
     # Builtin functions and the bound methods of native objects share one type; the
     # interpreter's ``help`` and ``exit`` are objects of their own classes.
     refused = _refused.get(id(value))
@@ -216,7 +222,7 @@ def _enter_alias(value: types.GenericAlias) -> Any:
 _PER_VALUE: dict[type, Callable[[Any], Any]] = {
     dict: _enter_dict,
     types.FunctionType: _enter_function,
-    types.BuiltinFunctionType: _enter_builtin,
+    types.BuiltinFunctionType: _enter_listed,
     types.GenericAlias: _enter_alias,
 }
 
