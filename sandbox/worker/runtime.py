@@ -10,6 +10,7 @@ Worker side: standard library only.
 
 from __future__ import annotations
 
+import _thread
 import builtins
 import inspect
 import json
@@ -32,27 +33,29 @@ from sandbox.protocol import (
 )
 from sandbox.worker.language.callables import builtin
 from sandbox.worker.language.compiler import (
-    GETATTR,
+    GUARD_NAMES,
     LAST_EXPR,
-    MATCH_CLASS,
-    RERAISE,
-    WRITE,
     CompileFailure,
     compile_plain,
     compile_script,
 )
-from sandbox.worker.language.control import LimitExceeded, PolicyRefusal, ScriptExit, issue_limit
+from sandbox.worker.language.control import (
+    LimitExceeded,
+    PolicyRefusal,
+    ScriptExit,
+    begin_run,
+    issue_limit,
+)
 from sandbox.worker.language.evaluate import Evaluator
 from sandbox.worker.language.guards import (
     SCRIPT_MODULE,
     build_class,
     builtin_catalog,
-    check_match_class,
-    guarded_getattr,
-    guarded_write,
-    reraise_control,
+    generated_bindings,
 )
 from sandbox.worker.language.jsonsafe import NotJsonable, to_json
+from sandbox.worker.language.membrane import register_namespace
+from sandbox.worker.language.names import HELD, HELD_IN_COMPREHENSION, ITEM
 from sandbox.worker.language.script_asyncio import attach_channel, run_top_level
 from sandbox.worker.language.sysproxy import bind as bind_streams
 from sandbox.worker.language.sysproxy import emit, reset_redirects, swapped_streams
@@ -64,6 +67,10 @@ if TYPE_CHECKING:
 
 #: After the CPU limit, the script is interrupted again this often until it ends.
 CPU_REPEAT_S = 0.05
+_THREAD_LEFT = (
+    "the script left a thread running (library code started it); nothing of a run may "
+    "outlive it, so the sandbox worker was ended: variables from earlier runs are lost"
+)
 
 
 class ScriptRuntime:
@@ -97,9 +104,10 @@ class ScriptRuntime:
             # The language layer is switched off: plain Python with the real builtins.
             script_builtins = dict(vars(builtins))
         script_builtins["print"] = builtin(self._print, "print")
+        guards = generated_bindings(_identity)
         if language:
             evaluator = Evaluator(
-                (guarded_getattr, guarded_write, reraise_control, check_match_class, _identity),
+                tuple(guards[name] for name in GUARD_NAMES),
                 script_builtins,
                 self._register_string,
                 int(limits.get("source_bytes", 100_000)),
@@ -110,12 +118,12 @@ class ScriptRuntime:
         self.globals: dict[str, Any] = {
             "__builtins__": script_builtins,
             "__name__": SCRIPT_MODULE,
-            GETATTR: guarded_getattr,
-            WRITE: guarded_write,
-            RERAISE: reraise_control,
-            MATCH_CLASS: check_match_class,
+            **guards,
             LAST_EXPR: self._last_expr,
         }
+        # Where the compiled code finds its guards: never a value a script may hold.
+        register_namespace(self.globals)
+        register_namespace(script_builtins)
         # The protocol's helper names, each bound to its implementation (in order).
         helpers = (self._final_result, self._observation, self._error, self._transfer)
         for name, helper in zip(HELPERS, helpers, strict=True):
@@ -124,6 +132,10 @@ class ScriptRuntime:
             evaluator.script_globals = self.globals
         self._sources: dict[str, list[str]] = {}
         self._compiled: dict[str, tuple[str, Any]] = {}
+        #: Threads of the process besides its main one (none in a worker).
+        self._threads_at_start = _thread._count()
+        #: Set when the worker must end after reporting the current run.
+        self.must_end = False
         bind_streams(self._capture, int(limits.get("recursion_depth", 200)))
         #: The names the sandbox bound in the globals (helpers, tools): not the script's
         #: own state, which a snapshot keeps.
@@ -255,6 +267,7 @@ class ScriptRuntime:
     def run(self, source: str) -> DoneFrame:
         """Compile and run one script; return the ``done`` message's fields."""
         self._reset()
+        begin_run()
         # The thread clock, not the process clock: with CPU timers armed (RLIMIT_CPU,
         # ITIMER_PROF) the kernel serves the process clock from a sample that lags by up
         # to a tick, so short runs read as 0. The worker has one thread only.
@@ -308,7 +321,17 @@ class ScriptRuntime:
             self._output = {"type": "error", "message": self.format_exception(exc)}
             refused = isinstance(exc, PolicyRefusal)
             error_code = Code.POLICY_VIOLATION if refused else Code.RUNTIME_ERROR
-        if self._cpu_exceeded and error_code != Code.CPU_LIMIT:
+        for generated in (HELD, HELD_IN_COMPREHENSION, ITEM):
+            # A script kept in module form (``import *``) checks values in its globals:
+            # nothing of the run stays there.
+            self.globals.pop(generated, None)
+        if _thread._count() > self._threads_at_start:
+            # Library code started a thread for the script (an executor): nothing of a
+            # run may outlive it, so the worker ends once this run is reported.
+            self.must_end = True
+            self._output = {"type": "error", "message": _THREAD_LEFT}
+            error_code = Code.POLICY_VIOLATION
+        elif self._cpu_exceeded and error_code != Code.CPU_LIMIT:
             # The script swallowed the interruption and went on: the limit still holds.
             self._output = {"type": "error", "message": explain(Code.CPU_LIMIT, self.limits)}
             error_code = Code.CPU_LIMIT

@@ -172,6 +172,8 @@ def serve(
                 if images:
                     done["images"] = images
                 sock.sendall(encode_done(done))
+                if runtime.must_end:
+                    break  # a thread of the run's is still running: end with it
             elif op == Op.INIT:
                 runtime.add_tools(list(cast(InitFrame, message)["tools"]))
             elif op == Op.SNAPSHOT:

@@ -40,6 +40,7 @@ def _code_objects(code: CodeType) -> Iterator[CodeType]:
             yield from _code_objects(const)
 
 
+@cache  # (the baselines' code is asked for again and again; disassembling is slow)
 def bindings(code: CodeType) -> Counter[tuple[str, str]]:
     """``(scope, name)`` for every name the code binds or unbinds: stores, deletes,
     parameters, and the keys a class body writes into ``__annotations__`` (``x: int``,

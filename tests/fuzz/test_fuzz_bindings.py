@@ -127,6 +127,8 @@ def check(case: Case, runs: Runs) -> None:
         runs.check(case)
 
 
+# Each example compiles, disassembles and runs scripts: minutes on a busy machine.
+@pytest.mark.timeout(600)
 @settings(max_examples=EXAMPLES)
 @given(data=st.data())
 def test_no_binding_reaches_a_reserved_name(runs: Runs, data: st.DataObject) -> None:
@@ -137,6 +139,8 @@ def test_no_binding_reaches_a_reserved_name(runs: Runs, data: st.DataObject) -> 
         check(case, runs)
 
 
+# 1638 scripts compiled and disassembled: about a minute on a quiet machine.
+@pytest.mark.timeout(480)
 def test_every_combination_compiles_with_an_ordinary_name() -> None:
     """The generator writes valid scripts: every baseline compiles (other ordinary names
     are drawn by the fuzzer)."""

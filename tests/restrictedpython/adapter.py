@@ -6,10 +6,12 @@ ends in ``RestrictedPython.compile._compile_restricted_mode``; :func:`compile_mo
 replaces it for the duration of each test in ``upstream/``, so the suite runs unchanged.
 
 - A source string in ``exec`` mode goes to
-  :func:`sandbox.worker.language.compiler.compile_script`, the
-  entry point the worker uses. An AST (``compile_restricted_function`` builds one), or
-  an ``eval``/``single`` source, goes through the same steps in its own mode: parse,
-  :class:`~sandbox.worker.language.compiler.SandboxTransformer`, ``compile``.
+  :func:`sandbox.worker.language.compiler.compile_script`, the entry point the worker
+  uses, in its module form: the suite runs code with separate globals and locals, which
+  the worker never does (``toplevel.py``). An AST (``compile_restricted_function``
+  builds one), or an ``eval``/``single`` source, goes through the same steps in its own
+  mode: parse, :class:`~sandbox.worker.language.compiler.SandboxTransformer`,
+  ``compile``.
 - Where both compilers refuse a script on the same lines, the result carries stock
   RestrictedPython's messages: the suite compares decisions, not wording (ours are tested
   in ``tests/sandbox/test_compiler.py``). Anywhere else it carries ours. (A line both
@@ -80,7 +82,7 @@ def _ours(source: Any, filename: str, mode: str) -> CompileResult:
     if isinstance(source, bytes | bytearray):
         source = source.decode("utf-8")
     if isinstance(source, str) and mode == "exec":
-        compiled = compile_script(source, filename)
+        compiled = compile_script(source, filename, top_level_function=False)
     else:
         compiled = _compile_tree(source, filename, mode)
     if isinstance(compiled, CompileFailure):

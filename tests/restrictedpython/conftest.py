@@ -7,7 +7,8 @@ ships it (ZPL 2.1, see ``upstream/LICENSE.txt``), unchanged but for empty
 - its compile calls are routed to the sandbox's compiler (see ``adapter.py``);
 - the names our compiled code calls besides RestrictedPython's guards (the re-raise of
   the sandbox's control exceptions in every ``except``, the capture of a trailing
-  expression, the class-pattern check) are provided as the worker provides them;
+  expression, the class-pattern check, the membrane's checks) are provided as the
+  worker provides them;
 - ``tests.helper`` (its helper module, imported under its own package name) and
   ``mocker`` (the fixture of pytest-mock, the only one it uses) are supplied;
 - each test listed in ``differences.py`` is expected to fail, strictly, with its reason
@@ -27,8 +28,11 @@ import pytest
 import RestrictedPython.compile
 import RestrictedPython.Guards
 
+from sandbox.worker.language import classes
 from sandbox.worker.language.compiler import LAST_EXPR, MATCH_CLASS, RERAISE
 from sandbox.worker.language.guards import check_match_class, reraise_control
+from sandbox.worker.language.membrane import membrane_names
+from sandbox.worker.language.names import SCRIPT_TYPES
 
 from . import adapter
 from .differences import DIFFERENCES, expected_exception, upstream_id
@@ -45,7 +49,13 @@ def _last_expr(value: Any) -> Any:
 
 #: The worker's names our compiled code calls besides the guards (``adapter.py`` maps
 #: those to the suite's ``_getattr_`` and ``_write_``).
-_RUNTIME_NAMES = {RERAISE: reraise_control, LAST_EXPR: _last_expr, MATCH_CLASS: check_match_class}
+_RUNTIME_NAMES = {
+    RERAISE: reraise_control,
+    LAST_EXPR: _last_expr,
+    MATCH_CLASS: check_match_class,
+    SCRIPT_TYPES: classes.SCRIPT_TYPES,
+    **membrane_names(),
+}
 
 
 @pytest.fixture(autouse=True)

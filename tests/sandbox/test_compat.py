@@ -64,6 +64,7 @@ def test_sys_has_exactly_the_listed_members() -> None:
         "version_info",
         "version",
         "byteorder",
+        "platform",
         "argv",
         "getrecursionlimit",
         "setrecursionlimit",

@@ -6,6 +6,7 @@ import ast
 import inspect
 import re
 import textwrap
+from types import CodeType
 
 import pytest
 from RestrictedPython.transformer import RestrictingNodeTransformer
@@ -87,9 +88,19 @@ def test_allowed_dunders_and_fast_paths_compile() -> None:
     )
     code = compile_script(source, "<script>")
     assert not isinstance(code, CompileFailure), code
-    names = set(code.co_names)
+    names = _all_names(code)
     assert WRITE in names and GETATTR in names  # a.n store, .format/.__class__ loads
     assert "_getiter_" not in names and "_getitem_" not in names  # native iteration/subscripts
+
+
+def _all_names(code: CodeType) -> set[str]:
+    names: set[str] = set()
+    stack = [code]
+    while stack:
+        current = stack.pop()
+        names |= set(current.co_names)
+        stack += [c for c in current.co_consts if isinstance(c, CodeType)]
+    return names
 
 
 def test_syntax_errors_have_no_host_paths() -> None:
@@ -102,4 +113,4 @@ def test_last_expression_is_captured() -> None:
     code = compile_script("1 + 1", "<script>")
     assert not isinstance(code, CompileFailure)
     tree = ast.parse("1 + 1")
-    assert LAST_EXPR in code.co_names and tree.body
+    assert LAST_EXPR in _all_names(code) and tree.body

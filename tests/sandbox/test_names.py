@@ -36,15 +36,23 @@ NEVER_PARSED = {
     "FunctionType",
     "TypeIgnore",
 }
-#: str fields that are not identifiers.
-NOT_IDENTIFIERS = {("Constant", "value"), ("Constant", "kind")}
+#: str fields that are not identifiers (``type_comment`` is filled only by
+#: ``ast.parse(type_comments=True)``, which the compiler never asks for).
+NOT_IDENTIFIERS = {("Constant", "value"), ("Constant", "kind")} | {
+    (name, "type_comment")
+    for name in ("FunctionDef", "AsyncFunctionDef", "Assign", "For", "AsyncFor", "With", "arg")
+} | {("AsyncWith", "type_comment")}
 
 
 def node_classes() -> dict[str, type]:
     classes = {
         name: value
         for name, value in vars(ast).items()
-        if isinstance(value, type) and issubclass(value, ast.AST) and value is not ast.AST
+        # (3.12 keeps a private alias, ``_ast_Ellipsis``, beside the public names)
+        if isinstance(value, type)
+        and issubclass(value, ast.AST)
+        and value is not ast.AST
+        and not name.startswith("_")
     }
     # Abstract bases (stmt, expr, pattern...) have subclasses of their own.
     bases = {base for cls in classes.values() for base in cls.__bases__}
@@ -270,10 +278,28 @@ def test_no_binding_form_binds_a_reserved_name(form: str, context: str) -> None:
 
 
 @pytest.mark.skipif(sys.version_info < (3, 12), reason="type parameter syntax is 3.12+")
-def test_type_parameters_are_refused() -> None:
-    result = compile_script("def f[T](x: T) -> T:\n    return x", "<script>")
-    assert isinstance(result, CompileFailure)
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def f[T](x: T) -> T:\n    return x",
+        "async def f[T](x: T) -> T:\n    return x",
+        "class C[T]:\n    pass",
+        "class C[*Ts, **P]:\n    pass",
+        "type Alias = list[int]",
+        "type Pair[T] = tuple[T, T]",
+    ],
+)
+def test_type_parameters_are_refused(source: str) -> None:
+    result = compile_script(source, "<script>")
+    assert isinstance(result, CompileFailure), source
     assert "type parameter" in result.message
+
+
+@pytest.mark.skipif(sys.version_info < (3, 14), reason="template strings are 3.14+")
+def test_template_strings_are_refused() -> None:
+    result = compile_script('t"{x}"', "<script>")
+    assert isinstance(result, CompileFailure)
+    assert "template strings" in result.message
 
 
 @pytest.mark.parametrize(
@@ -319,7 +345,9 @@ def test_every_name_the_compiled_code_uses_is_the_scripts_or_unspellable() -> No
         stack += [c for c in current.co_consts if hasattr(c, "co_names")]
     mangled = {mangle("K", name) for name in spelled}
     imported = {"json", "os", "path", "p", "d", "dumps"}
+    # What CPython's compiler itself stores in a class body (3.13 adds the last two).
     special = {"__name__", "__module__", "__qualname__", "__class__", "__annotations__", ".0"}
+    special |= {"__firstlineno__", "__static_attributes__"}
     foreign = used - spelled - mangled - imported - special
     assert foreign, "the match lowering generates names"
     assert [name for name in foreign if name.isidentifier()] == []

@@ -103,9 +103,7 @@ class _Hook:
             )
         ]
         self.write_roots = [
-            os.path.realpath(p)
-            for m in writable
-            for p in (m["host_path"], m["sandbox_path"])
+            os.path.realpath(p) for m in writable for p in (m["host_path"], m["sandbox_path"])
         ]
 
     def check(self, path: Any, write: bool) -> None:

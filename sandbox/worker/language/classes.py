@@ -40,7 +40,10 @@ from typing import Any
 
 from sandbox.worker.language.control import ControlFlow, ForbiddenOperation, ToolError
 from sandbox.worker.language.copy_hooks import check_slots, default_deepcopy, memo_guarded
+from sandbox.worker.language.dunders import guard_class
+from sandbox.worker.language.membrane import admit_class, replace_on_entry
 from sandbox.worker.language.names import is_private_name as _is_private
+from sandbox.worker.language.self_binding import bind_generated
 
 #: Module name a script's globals carry; classes defined by the script get it too.
 SCRIPT_MODULE = "__main__"
@@ -51,9 +54,17 @@ _user_types: set[type] = set()
 #: (``ABCMeta``'s ``_abc_impl``, ``Protocol``'s ``_is_protocol``): not the script's.
 _foreign_privates: weakref.WeakKeyDictionary[type, frozenset[str]] = weakref.WeakKeyDictionary()
 #: Script classes whose every base is a script class (or ``object``): all their private
-#: members are the script's. The common case, decided without walking the MRO.
-_pure_script: set[type] = set()
-PURE_SCRIPT_TYPES: frozenset[type] | set[type] = _pure_script
+#: members are the script's. The common case, decided without walking the MRO; each
+#: with the MRO it had then (a changed ``__bases__`` makes a new MRO tuple, and the
+#: class is decided afresh).
+_pure_script: dict[type, tuple[type, ...]] = {}
+
+
+def is_pure_script_class(cls: type) -> bool:
+    """A script class built from script classes alone, as it still is."""
+    return _pure_script.get(cls) is cls.__mro__
+
+
 #: A namedtuple's documented API, whoever generated the class.
 NAMEDTUPLE_API = frozenset({"_make", "_replace", "_asdict", "_fields", "_field_defaults"})
 #: The classes the script's class statements created (read-only outside this module).
@@ -153,6 +164,8 @@ def build_class(func: Callable[..., Any], name: str, *bases: Any, **kwargs: Any)
             )
     cls = builtins.__build_class__(func, name, *bases, **kwargs)
     check_slots(cls)
+    bind_generated(cls, func.__code__.co_names)
+    guard_class(cls)
     copier = cls.__dict__.get("__deepcopy__")
     if copier is not None:
         _real_type.__setattr__(cls, "__deepcopy__", memo_guarded(copier))
@@ -164,8 +177,9 @@ def build_class(func: Callable[..., Any], name: str, *bases: Any, **kwargs: Any)
     if foreign:
         _foreign_privates[cls] = foreign
     _user_types.add(cls)
-    if _real_type(cls) is _real_type and all(k in _pure_script for k in cls.__mro__[1:-1]):
-        _pure_script.add(cls)
+    admit_class(cls)
+    if _real_type(cls) is _real_type and all(is_pure_script_class(k) for k in cls.__mro__[1:-1]):
+        _pure_script[cls] = cls.__mro__
     return cls  # type: ignore[no-any-return]
 
 
@@ -184,9 +198,8 @@ def _defined_by_script(klass: type, name: str) -> bool:
 
 
 # A plain dict: script classes live as long as the worker anyway (``_user_types``), and
-# a weak mapping costs a weakref per lookup.
-_unsafe_index: dict[type, frozenset[str] | None] = {}
-_UNINDEXED = frozenset({"<unindexed>"})
+# a weak mapping costs a weakref per lookup. Each index with the MRO it was built from.
+_unsafe_index: dict[type, tuple[tuple[type, ...], frozenset[str] | None]] = {}
 
 
 def _unsafe_names(cls: type) -> frozenset[str] | None:
@@ -206,7 +219,7 @@ def _unsafe_names(cls: type) -> frozenset[str] | None:
             names.update(key for key in klass.__dict__ if _is_private(key))
             computed = computed or ("__getattr__" in klass.__dict__ and klass is not object)
     index = None if computed else frozenset(names)
-    _unsafe_index[cls] = index
+    _unsafe_index[cls] = (cls.__mro__, index)
     return index
 
 
@@ -220,12 +233,13 @@ def owns_private(obj: Any, name: str) -> bool:
     cls = _real_type(obj)
     # Instances first: the common case. (A class's class is a metaclass, a super
     # object's is ``super``, a function's is ``function``: never script classes.)
-    if cls in _pure_script:
+    if _pure_script.get(cls) is cls.__mro__:
         return True
     if is_script_class(cls):
-        unsafe = _unsafe_index.get(cls, _UNINDEXED)
-        if unsafe is _UNINDEXED:
-            unsafe = _unsafe_names(cls)
+        indexed = _unsafe_index.get(cls)
+        unsafe = (
+            indexed[1] if indexed is not None and indexed[0] is cls.__mro__ else _unsafe_names(cls)
+        )
         if unsafe is not None and name not in unsafe:
             return True  # wherever it is defined, a script class defined it
         return _instance_owns(obj, cls, name)
@@ -241,7 +255,7 @@ def owns_private(obj: Any, name: str) -> bool:
         definer = _definer(after, name)
         return definer is None or _defined_by_script(definer, name)
     if isinstance(obj, _real_type):
-        if obj in _pure_script:
+        if is_pure_script_class(obj):
             return True
         if not is_script_class(obj):
             return False
@@ -298,6 +312,8 @@ class SafeType(metaclass=_TypeMeta):
 # Scripts see it as Python's own (``type.__name__``, error messages).
 SafeType.__name__ = SafeType.__qualname__ = "type"
 SafeType.__module__ = "builtins"
+# Wherever native code would hand a script the real one (``typing.get_origin(Type)``).
+replace_on_entry(_real_type, SafeType)
 
 
 def _visible(cls: type) -> bool:

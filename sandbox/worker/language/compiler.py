@@ -61,10 +61,15 @@ from typing import Any
 
 from RestrictedPython.transformer import copy_locations
 
+from sandbox.worker.language.imports import ImportRules, leading_future_imports
 from sandbox.worker.language.match_patterns import MatchPatterns
+from sandbox.worker.language.membrane_nodes import name_checks, write_guarded
+from sandbox.worker.language.membrane_positions import MembranePositions
 from sandbox.worker.language.names import (
     DEFINABLE_DUNDERS,
+    GENERATED_NAMES,
     GETATTR,
+    GUARD_NAMES,
     LAST_EXPR,
     MATCH_CLASS,
     NODE_FIELDS,
@@ -85,10 +90,12 @@ from sandbox.worker.language.syntax import (
     format_syntax_error,
     name_node,
 )
+from sandbox.worker.language.toplevel import TopLevel, outer_file
 
 #: The names the rest of the sandbox imports from here.
 __all__ = [
     "GETATTR",
+    "GUARD_NAMES",
     "LAST_EXPR",
     "MATCH_CLASS",
     "READABLE_DUNDERS",
@@ -107,11 +114,13 @@ _NONE: frozenset[str] = frozenset()
 TOP_LEVEL_AWAIT = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
 
 
-class SandboxTransformer(MatchPatterns):
+class SandboxTransformer(ImportRules, MembranePositions, MatchPatterns):
     """RestrictedPython's transformer, trimmed to the guards this sandbox relies on.
 
     Node types missing from ``names.NODE_FIELDS`` are refused; every identifier field
-    listed there is checked by the name rule or the attribute rule.
+    listed there is checked by the name rule or the attribute rule; every position
+    where native code hands script code a value passes it through the membrane
+    (``membrane_positions.py``).
     """
 
     def __init__(self) -> None:
@@ -161,6 +170,8 @@ class SandboxTransformer(MatchPatterns):
             and not name.endswith("__roles__")
         ):
             return node
+        if name in GENERATED_NAMES:
+            return node  # made by this transformer: no script can spell it
         if isinstance(node.ctx, ast.Load):
             # ``print`` is the sandbox's capturing builtin, not RestrictedPython's
             # collector; ``if __name__ == "__main__":`` is common in scripts.
@@ -173,7 +184,10 @@ class SandboxTransformer(MatchPatterns):
 
     def visit_arg(self, node: ast.arg) -> ast.AST:
         self._check(node, node.arg)
-        return self.node_contents_visit(node)
+        if node.annotation is not None:
+            node.annotation = self.outside_inline(node.annotation)
+        self.visit_other_fields(node, "annotation")
+        return node
 
     def visit_keyword(self, node: ast.keyword) -> ast.AST:
         # Call keywords are not mangled by CPython; they still follow the rule.
@@ -198,17 +212,23 @@ class SandboxTransformer(MatchPatterns):
         error = attribute_error(attr, self._private, loading)
         if error is not None:
             self.error(node, error)
+        consumed = loading and self.is_consumed(node)
         node.value = self.visit(node.value)
         if loading:
-            if attr not in RUNTIME_CHECKED_ATTRS and not is_private_name(attr):
-                return node
-            call = ast.Call(name_node(GETATTR, node), [node.value, ast.Constant(attr)], [])
-            copy_locations(call, node)
-            return call
-        # A private name goes with the object: the guard checks whose member it is.
-        args = [node.value, ast.Constant(attr)] if is_private_name(attr) else [node.value]
-        wrapped = ast.Call(name_node(WRITE, node.value), args, [])
-        copy_locations(wrapped, node.value)
+            read: ast.expr = node
+            if attr in RUNTIME_CHECKED_ATTRS or is_private_name(attr):
+                read = ast.Call(name_node(GETATTR, node), [node.value, ast.Constant(attr)], [])
+                copy_locations(read, node)
+            # A library object's attribute may hold anything (``partial(...).func``).
+            return read if consumed else self.entered(read, node)
+        if is_private_name(attr):
+            # A private name goes with the object: the guard checks whose member it is.
+            wrapped: ast.expr = ast.Call(
+                name_node(WRITE, node.value), [node.value, ast.Constant(attr)], []
+            )
+            copy_locations(wrapped, node.value)
+        else:
+            wrapped = write_guarded(node.value, node.value)
         node.value = wrapped
         return node
 
@@ -216,8 +236,7 @@ class SandboxTransformer(MatchPatterns):
     def _visit_children(self, node: ast.AST) -> ast.AST:
         return self.node_contents_visit(node)
 
-    visit_Subscript = visit_For = visit_comprehension = _visit_children
-    visit_Assign = visit_AnnAssign = visit_With = _visit_children
+    visit_comprehension = _visit_children
 
     def visit_AugAssign(self, node: ast.AugAssign) -> ast.AST:
         # A Name target rebinds a local; a Subscript target runs natively; an
@@ -230,41 +249,13 @@ class SandboxTransformer(MatchPatterns):
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         # ``eval``/``exec`` are the sandbox's (``evaluate.py``): the same compiler.
-        return self.node_contents_visit(node)
-
-    # -- imports -----------------------------------------------------------------
-    def visit_Import(self, node: ast.Import | ast.ImportFrom) -> ast.AST:
-        if getattr(node, "is_lazy", 0):
-            # ``lazy import`` (3.15) resolves through a builtin at first use.
-            self.error(node, "lazy import statements are not allowed.")
-        for alias in node.names:
-            if alias.name == "*" and isinstance(node, ast.ImportFrom):
-                # Binds the names of the proxy's ``__all__``: its members that pass the
-                # name rule (``modules._make_proxy``). CPython allows it at module level.
-                continue
-            self._check_dotted(node, alias.name)
-            bound = alias.asname or alias.name.partition(".")[0]
-            self._check(node, bound)
-        return node
-
-    def visit_ImportFrom(self, node: ast.ImportFrom) -> ast.AST:
-        if node.level:
-            self.error(node, "relative imports are not allowed.")
-        if node.module is not None:
-            self._check_dotted(node, node.module)
-        return self.visit_Import(node)
-
-    def _check_dotted(self, node: ast.AST, dotted: str) -> None:
-        # A module's underscore names are its internals: never importable, whatever the
-        # module. (A private alias, ``import json as _json``, is the script's own.) Each
-        # part follows the name rule too (``import builtins`` is refused, as stock does).
-        if any(part.startswith("_") for part in dotted.split(".")):
-            self.error(node, f'"{dotted}" cannot be imported: it starts with "_".')
-            return
-        for part in dotted.split("."):
-            error = name_error(part, None)
-            if error is not None:
-                self.error(node, error)
+        consumed = self.is_consumed(node)
+        if self.native_method_call(node):
+            return node if consumed else self.entered(node, node)
+        node = self.node_contents_visit(node)
+        if consumed or (isinstance(node.func, ast.Name) and node.func.id in GENERATED_NAMES):
+            return node  # a value used and dropped; the sandbox's own guards
+        return self.entered(node, node)
 
     # -- exception handlers --------------------------------------------------------
     def visit_ExceptHandler(self, node: ast.ExceptHandler) -> ast.AST:
@@ -272,32 +263,45 @@ class SandboxTransformer(MatchPatterns):
         self._check(node, node.name)
         reraise = ast.Expr(ast.Call(name_node(RERAISE, node), [], []))
         copy_locations(reraise, node)
-        node.body.insert(0, reraise)
+        checks = name_checks([node.name], node) if node.name else []
+        node.body[0:0] = [reraise, *checks]
         return node
 
     # -- definitions -------------------------------------------------------------
-    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.AST:
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> Any:
         self._check(node, node.name, DEFINABLE_DUNDERS if self._in_class_body else _NONE)
-        outer, self._in_class_body = self._in_class_body, False
+        # Decorators and defaults run in the enclosing scope; annotations anywhere.
+        node.decorator_list = [self.visit(d) for d in node.decorator_list]
+        node.args = self.visit(node.args)
+        if node.returns is not None:
+            node.returns = self.outside_inline(node.returns)
+        self.visit_other_fields(node, "decorator_list", "args", "returns", "body")
+        outer = self._in_class_body, self._inline
+        self._in_class_body, self._inline = False, True
         try:
-            return self.node_contents_visit(node)
+            node.body = self._visit_body(node.body)
         finally:
-            self._in_class_body = outer
-
-    visit_AsyncFunctionDef = visit_FunctionDef
+            self._in_class_body, self._inline = outer
+        self.check_parameters(node)
+        return self.decorated(node)
 
     # ``await``, ``async for``, ``async with``: the loop is the sandbox's own
     # (``script_asyncio.py``); what they await is the script's.
-    visit_Await = visit_AsyncFor = visit_AsyncWith = _visit_children
+    visit_AsyncFunctionDef = visit_FunctionDef
 
     def visit_Lambda(self, node: ast.Lambda) -> ast.AST:
-        outer, self._in_class_body = self._in_class_body, False
+        node.args = self.visit(node.args)
+        self.visit_other_fields(node, "args", "body")
+        outer = self._in_class_body, self._inline
+        self._in_class_body, self._inline = False, True
         try:
-            return self.node_contents_visit(node)
+            node.body = self.visit(node.body)
         finally:
-            self._in_class_body = outer
+            self._in_class_body, self._inline = outer
+        self.parameter_guard(node)
+        return node
 
-    def visit_ClassDef(self, node: ast.ClassDef) -> ast.AST:
+    def visit_ClassDef(self, node: ast.ClassDef) -> Any:
         self._check(node, node.name)
         for keyword in node.keywords:
             # Class keywords go to library code (``__init_subclass__``, ``__new__``):
@@ -311,13 +315,14 @@ class SandboxTransformer(MatchPatterns):
         node.bases = [self.visit(b) for b in node.bases]
         node.keywords = [self.visit(k) for k in node.keywords]
         node.decorator_list = [self.visit(d) for d in node.decorator_list]
+        self.visit_other_fields(node, "bases", "keywords", "decorator_list", "body")
         outer = self._in_class_body, self._private
         self._in_class_body, self._private = True, node.name
         try:
             node.body = self._visit_body(node.body)
         finally:
             self._in_class_body, self._private = outer
-        return node
+        return self.decorated(node)
 
     def _visit_body(self, body: list[ast.stmt]) -> list[ast.stmt]:
         result: list[ast.stmt] = []
@@ -329,11 +334,12 @@ class SandboxTransformer(MatchPatterns):
         return result
 
     # -- pattern matching (the visitors are MatchPatterns') ----------------------
-    visit_match_case = visit_MatchValue = visit_MatchSingleton = _visit_children
+    visit_MatchValue = visit_MatchSingleton = _visit_children
     visit_MatchSequence = visit_MatchOr = _visit_children
 
     # -- the module --------------------------------------------------------------
     def visit_Module(self, node: ast.Module) -> ast.AST:
+        self._future_at_top = leading_future_imports(node.body)
         node = self.node_contents_visit(node)
         if node.body and isinstance(node.body[-1], ast.Expr):
             last = node.body[-1]
@@ -343,11 +349,22 @@ class SandboxTransformer(MatchPatterns):
         return node
 
 
-def compile_script(source: str, filename: str) -> CodeType | CompileFailure:
+def _where(filename: str, source: str, node: ast.AST) -> tuple[str, int, int, str]:
+    lines = source.splitlines()
+    number = getattr(node, "lineno", 0)
+    text = lines[number - 1] if 0 < number <= len(lines) else ""
+    return filename, number, getattr(node, "col_offset", 0) + 1, text
+
+
+def compile_script(
+    source: str, filename: str, *, top_level_function: bool = True
+) -> CodeType | CompileFailure:
     """Compile ``source`` under the sandbox's rules.
 
     Returns a code object, or a :class:`CompileFailure` describing what the script must
-    change. Never raises for bad input.
+    change. Never raises for bad input. The top level runs as a function binding the
+    script's globals (``toplevel.py``); ``top_level_function=False`` keeps module code,
+    for callers that run it with a separate locals mapping.
     """
     try:
         tree = ast.parse(source, filename, "exec")
@@ -357,16 +374,30 @@ def compile_script(source: str, filename: str) -> CodeType | CompileFailure:
         return CompileFailure("syntax", f"the script could not be parsed: {type(exc).__name__}")
     transformer = SandboxTransformer()
     try:
+        top = TopLevel(tree) if top_level_function else None
         tree = transformer.visit(tree)
     except RecursionError:
         return CompileFailure("policy", "the script is nested too deeply to be checked.")
     if transformer.errors:
         return CompileFailure("policy", "\n".join(transformer.errors))
+    misplaced = top.misplaced if top is not None else None
+    wrapped = top.as_function(tree) if top is not None and not top.stays_module else None
+    if misplaced is not None:
+        # The top level runs as a function: CPython would no longer refuse these.
+        keyword = "return" if isinstance(misplaced, ast.Return) else "yield"
+        error = SyntaxError(f"'{keyword}' outside function", _where(filename, source, misplaced))
+        return CompileFailure("syntax", format_syntax_error(error))
     try:
         # Top-level ``await``: the code object is then a coroutine the runtime runs on
         # the sandbox's event loop.
-        code: CodeType = compile(tree, filename, "exec", TOP_LEVEL_AWAIT, dont_inherit=True)
-        return code
+        code: CodeType = compile(
+            wrapped or tree,
+            filename,
+            "exec",
+            TOP_LEVEL_AWAIT | transformer.future_flags,
+            dont_inherit=True,
+        )
+        return code if wrapped is None else outer_file(code)
     except SyntaxError as exc:
         return CompileFailure("syntax", format_syntax_error(exc))
     except (RecursionError, MemoryError) as exc:

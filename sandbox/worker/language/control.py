@@ -22,30 +22,43 @@ class LimitExceeded(ControlFlow):
     """A limit was hit inside the worker (CPU, output, tool calls, result size).
 
     A script can get hold of this class (``__exit__`` receives it) and raise its own
-    instances: only those made by :func:`issue_limit` carry their code and message to
-    the host; any other reports itself as a policy violation. Not decided by who calls
-    the class: a library callable the sandbox's own code calls on a script's behalf
-    (``print(file=...)`` calling ``file.write``, a ``defaultdict``'s factory) would
-    create one from the sandbox's own frame.
+    instances, or keep a genuine one and raise it again in a later run: only one made
+    by :func:`issue_limit` during the current run (it carries that run's secret)
+    reports its code and message to the host; any other reports itself as a policy
+    violation. Not decided by who calls the class: a library callable the sandbox's own
+    code calls on a script's behalf (``print(file=...)`` calling ``file.write``, a
+    ``defaultdict``'s factory) would create one from the sandbox's own frame.
     """
 
     def __init__(self, code: ErrorCodeName, message: str) -> None:
         super().__init__(message)
 
+    def _issued(self) -> tuple[ErrorCodeName, str]:
+        issued = _issued_limits.get(self)
+        if issued is None or issued[2] is not _run_secret:
+            return _FORGED_LIMIT
+        return issued[0], issued[1]
+
     @property
     def code(self) -> ErrorCodeName:
-        return _issued_limits.get(self, _FORGED_LIMIT)[0]
+        return self._issued()[0]
 
     @property
     def message(self) -> str:
-        return _issued_limits.get(self, _FORGED_LIMIT)[1]
+        return self._issued()[1]
+
+
+def begin_run() -> None:
+    """A new run: the limits issued before it are no longer genuine."""
+    global _run_secret
+    _run_secret = object()
 
 
 def issue_limit(code: ErrorCodeName, message: str) -> LimitExceeded:
-    """A genuine limit: the worker's runtime makes every one here (never in reach of a
-    script: no script is given this module or a function of it)."""
+    """A genuine limit of the current run: the worker's runtime makes every one here
+    (never in reach of a script: no script is given this module or a function of it)."""
     limit = LimitExceeded(code, message)
-    _issued_limits[limit] = (code, message)
+    _issued_limits[limit] = (code, message, _run_secret)
     return limit
 
 
@@ -53,9 +66,11 @@ _FORGED_LIMIT: tuple[ErrorCodeName, str] = (
     Code.POLICY_VIOLATION,
     "the script raised the sandbox's own limit exception; limits are reported by the sandbox",
 )
-_issued_limits: weakref.WeakKeyDictionary[LimitExceeded, tuple[ErrorCodeName, str]] = (
+_issued_limits: weakref.WeakKeyDictionary[LimitExceeded, tuple[ErrorCodeName, str, object]] = (
     weakref.WeakKeyDictionary()
 )
+#: The current run's secret: an object no script can reach.
+_run_secret = object()
 
 
 class ToolError(Exception):

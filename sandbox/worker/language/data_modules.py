@@ -39,7 +39,7 @@ import sys
 from typing import Any
 
 from sandbox.worker import display
-from sandbox.worker.language import guards, safe_format
+from sandbox.worker.language import dunders, formatters, guards
 
 #: Curated data modules (a policy names each; submodules not listed are unreachable).
 DATA_CATALOG: tuple[str, ...] = (
@@ -146,10 +146,14 @@ def prepare(allowed: frozenset[str]) -> None:
         # ``df.columns = [...]``, ``s.name = "x"``: setters that are pandas' API. Not
         # numpy's ndarray: its ``strides``/``data`` setters reinterpret raw memory.
         guards.allow_attribute_writes(pandas.DataFrame, pandas.Series, pandas.Index)
+        formatters.close_pandas()
+        _close_pandas_names()
+        _close_pandas_plotting_backend()
     if "sympy" in allowed:
         _close_sympy()
     if "matplotlib" in allowed:
-        _close_matplotlib()
+        formatters.close_matplotlib()
+        _close_matplotlib_imports()
 
 
 def _close_sympy() -> None:
@@ -166,27 +170,136 @@ def _close_sympy() -> None:
             for attr, value in list(vars(module).items()):
                 if value is real:
                     vars(module)[attr] = refused
+    _close_undefined_functions()
 
 
-def _close_matplotlib() -> None:
-    # Their str.format templates come from the script and are applied natively: a field
-    # like "{x.__globals__[...]}" would walk any object's attributes past the guard.
-    ticker = importlib.import_module("matplotlib.ticker")
-    cbook = importlib.import_module("matplotlib.cbook")
+def _close_undefined_functions() -> None:
+    # ``Function("F", **kwargs)`` makes each keyword an attribute of a new class, and
+    # ``bases=`` its bases: ordinary names only, sympy's own function classes only.
+    function = importlib.import_module("sympy.core.function")
+    undefined, base_class = function.UndefinedFunction, function.Function
+    real_new = undefined.__new__
 
-    def formatter_call(self: Any, x: Any, pos: Any = None) -> str:
-        return safe_format._vformat(self.fmt, (), {"x": x, "pos": pos})
+    def __new__(mcl: Any, name: Any, bases: Any = None, __dict__: Any = None, **kwargs: Any) -> Any:
+        dunders.ordinary_names(kwargs, "sympy.Function()")
+        if __dict__ is not None:
+            dunders.ordinary_names(list(__dict__), "sympy.Function()")
+        if bases is None:
+            bases = (function.AppliedUndef,)
+        bases = tuple(bases)
+        if not all(isinstance(b, type) and issubclass(b, base_class) for b in bases):
+            raise RefusedInSandbox("sympy.Function(bases=...) takes sympy function classes only")
+        return real_new(mcl, name, bases, __dict__, **kwargs)
 
-    def auto_format_str(fmt: Any, value: Any) -> str:
-        try:
-            return str(fmt % (value,))
-        except (TypeError, ValueError):
-            return safe_format._vformat(str(fmt), (value,), {})
+    undefined.__new__ = staticmethod(__new__)
 
-    ticker.StrMethodFormatter.__call__ = formatter_call
-    vars(cbook)["_auto_format_str"] = auto_format_str
+
+#: pandas methods that take a method's name as a str (``s.agg("sum")``) and read it from
+#: the object with ``getattr``: every name handed to them is an ordinary public one.
+PANDAS_NAMED_METHODS = ("agg", "aggregate", "transform", "apply")
+_PANDAS_NAMING_CLASSES = (
+    "pandas:Series",
+    "pandas:DataFrame",
+    "pandas.core.groupby:SeriesGroupBy",
+    "pandas.core.groupby:DataFrameGroupBy",
+    "pandas.core.window.rolling:Rolling",
+    "pandas.core.window.rolling:Window",
+    "pandas.core.window.expanding:Expanding",
+    "pandas.core.window.ewm:ExponentialMovingWindow",
+    "pandas.core.resample:Resampler",
+)
+
+
+def _method_names(func: Any) -> list[str]:
+    if isinstance(func, str):
+        return [func]
+    if isinstance(func, dict):
+        return [name for value in func.values() for name in _method_names(value)]
+    if isinstance(func, (list, tuple)):
+        return [name for value in func for name in _method_names(value)]
+    return []
+
+
+def _named_aggregations(kwargs: dict[str, Any]) -> list[str]:
+    # ``gb.agg(total=("col", "sum"))``: the second item of each pair names a method.
+    return [
+        name
+        for value in kwargs.values()
+        if isinstance(value, tuple) and len(value) == 2
+        for name in _method_names(value[1])
+    ]
+
+
+def _naming_checked(method: Any, where: str) -> Any:
+    def checked(self: Any, *args: Any, **kwargs: Any) -> Any:
+        func = args[0] if args else kwargs.get("func", kwargs.get("arg"))
+        for name in [*_method_names(func), *_named_aggregations(kwargs)]:
+            if not (name.isidentifier() and not name.startswith("_")):
+                raise RefusedInSandbox(
+                    f"{where}({name!r}) is not available in the sandbox: a method's name "
+                    "must be a public one"
+                )
+        return method(self, *args, **kwargs)
+
+    checked.__name__ = getattr(method, "__name__", where)
+    checked.__doc__ = getattr(method, "__doc__", None)
+    return checked
+
+
+def _close_pandas_names() -> None:
+    # ``s.agg("__dict__")`` handed out the Series' real __dict__.
+    for spec in _PANDAS_NAMING_CLASSES:
+        module_name, _, class_name = spec.partition(":")
+        cls = getattr(importlib.import_module(module_name), class_name, None)
+        if cls is None:
+            continue
+        for name in PANDAS_NAMED_METHODS:
+            method = getattr(cls, name, None)  # inherited ones too
+            if callable(method):
+                setattr(cls, name, _naming_checked(method, f"{class_name}.{name}"))
+
+
+def _close_pandas_plotting_backend() -> None:
+    # ``pd.set_option("plotting.backend", "any.module")`` (or ``df.plot(backend=...)``)
+    # makes the next plot import that module: matplotlib's only.
+    core = importlib.import_module("pandas.plotting._core")
+    load = core._load_backend
+
+    def _load_backend(backend: Any) -> Any:
+        if backend != "matplotlib":
+            raise RefusedInSandbox(f"the pandas plotting backend {backend!r} is not available")
+        return load(backend)
+
+    vars(core)["_load_backend"] = _load_backend
+
+
+def _close_matplotlib_imports() -> None:
+    # The backend (``module://any.module``) and ``figure.hooks`` (``"module:callable"``,
+    # called with every new figure) name modules that matplotlib imports; the script
+    # can write rcParams past its validators (``dict.__setitem__``), so they are
+    # checked where matplotlib reads them.
+    registry = importlib.import_module("matplotlib.backends.registry").BackendRegistry
+    load = registry.load_backend_module
+
+    def load_backend_module(self: Any, backend: Any) -> Any:
+        name = self._backend_module_name(backend)
+        if not (isinstance(name, str) and name.startswith("matplotlib.backends.backend_")):
+            raise RefusedInSandbox(f"the matplotlib backend {backend!r} is not available")
+        return load(self, backend)
+
+    registry.load_backend_module = load_backend_module
+    pyplot = importlib.import_module("matplotlib.pyplot")
+    figure = pyplot.figure
+
+    def checked_figure(*args: Any, **kwargs: Any) -> Any:
+        if dict.get(pyplot.rcParams, "figure.hooks"):
+            raise RefusedInSandbox("rcParams['figure.hooks'] is not available in the sandbox")
+        return figure(*args, **kwargs)
+
+    checked_figure.__doc__ = figure.__doc__
+    vars(pyplot)["figure"] = checked_figure
     # plt.show() attaches the open figures to the run's images (worker/display.py).
-    vars(importlib.import_module("matplotlib.pyplot"))["show"] = display.show
+    vars(pyplot)["show"] = display.show
 
 
 def safe_members(name: str) -> dict[str, Any]:

@@ -34,10 +34,9 @@ from typing import Any
 from sandbox.worker.language.classes import SCRIPT_MODULE
 from sandbox.worker.language.compiler import SandboxTransformer
 from sandbox.worker.language.control import ForbiddenSyntax
-from sandbox.worker.language.names import GETATTR, LAST_EXPR, MATCH_CLASS, RERAISE, WRITE
+from sandbox.worker.language.names import GUARD_NAMES
+from sandbox.worker.language.toplevel import bound_at_top
 
-#: The generated names, in the order the compiled function takes them.
-GUARD_NAMES = (GETATTR, WRITE, RERAISE, MATCH_CLASS, LAST_EXPR)
 _CACHE_SIZE = 256
 
 
@@ -47,43 +46,6 @@ def _source_text(source: Any, what: str) -> str:
     if isinstance(source, (bytes, bytearray)):
         return bytes(source).decode("utf-8")
     raise TypeError(f"{what}() arg 1 must be a string or bytes object in the sandbox")
-
-
-def _bound_at_top(body: list[ast.stmt]) -> set[str]:
-    """The names a module body binds in its own scope (not inside defs or classes)."""
-    names: set[str] = set()
-    stack: list[ast.AST] = list(body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-            stack.extend(node.decorator_list)
-            if not isinstance(node, ast.ClassDef):
-                stack.extend(_defaults(node.args))
-            else:
-                stack.extend(node.bases + [k.value for k in node.keywords])
-            continue
-        if isinstance(node, ast.Lambda):
-            stack.extend(_defaults(node.args))
-            continue
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            names.add(node.id)
-        elif isinstance(node, ast.alias):
-            names.add(node.asname or node.name.partition(".")[0])
-        elif (isinstance(node, ast.ExceptHandler) and node.name) or (
-            isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name
-        ):
-            names.add(node.name)
-        elif isinstance(node, ast.MatchMapping) and node.rest:
-            names.add(node.rest)
-        elif isinstance(node, ast.Global):
-            names.update(node.names)
-        stack.extend(ast.iter_child_nodes(node))
-    return names
-
-
-def _defaults(args: ast.arguments) -> list[ast.expr]:
-    return [*args.defaults, *(d for d in args.kw_defaults if d is not None)]
 
 
 def _loaded(tree: ast.AST) -> set[str]:
@@ -142,7 +104,7 @@ class Evaluator:
         else:
             # Generated names (the match helpers') stay local to the wrapper: in the
             # namespace, the script could rebind them.
-            bound = {name for name in _bound_at_top(body) if "." not in name}
+            bound = {name for name in bound_at_top(body) if "." not in name}
             params = tuple(sorted((_loaded(tree) & outer) - bound - set(GUARD_NAMES)))
             prologue: list[ast.stmt] = [ast.Global(sorted(bound))] if bound else []
             wrapper = ast.FunctionDef(

@@ -19,9 +19,8 @@ from RestrictedPython.transformer import RestrictingNodeTransformer
 #: RestrictedPython visitors that only visit their node's children (checked by a test):
 #: dispatched straight to the fast child walk.
 PASS_THROUGH = frozenset(
-    "Interactive List Tuple Set Dict Expression Expr UnaryOp BinOp BoolOp Compare "
-    "IfExp Raise Assert Delete If While Break Continue Try arguments Return Yield "
-    "YieldFrom".split()
+    "Interactive List Tuple Set Dict Expression BoolOp Delete Break Continue Try "
+    "arguments".split()
 )
 # Fields that never hold AST nodes we need to visit (operator and context singletons,
 # identifiers, flags).
@@ -47,7 +46,7 @@ _CHILD_FIELDS: dict[type, tuple[str, ...]] = {ast.Constant: ()}
 _N = TypeVar("_N", bound=ast.AST)
 
 
-def _child_fields(cls: type) -> tuple[str, ...]:
+def child_fields(cls: type) -> tuple[str, ...]:
     fields = _CHILD_FIELDS.get(cls)
     if fields is None:
         fields = tuple(f for f in getattr(cls, "_fields", ()) if f not in _NOT_CHILDREN)
@@ -82,7 +81,7 @@ class FastNodeTransformer(RestrictingNodeTransformer):
         visit = self.visit
         fields = _CHILD_FIELDS.get(type(node))
         if fields is None:
-            fields = _child_fields(type(node))
+            fields = child_fields(type(node))
         for field in fields:
             value = getattr(node, field, None)
             if value is None:

@@ -39,12 +39,12 @@ from typing import Any
 
 from sandbox.worker.language.callables import builtin
 from sandbox.worker.language.classes import (
-    PURE_SCRIPT_TYPES,
     SCRIPT_MODULE,
     SCRIPT_TYPES,
     SafeType,
     build_class,
     expose_classes,
+    is_pure_script_class,
     is_sandbox_class,
     is_script_class,
     owns_private,
@@ -53,19 +53,36 @@ from sandbox.worker.language.classes import (
     target_of,
 )
 from sandbox.worker.language.control import ControlFlow, ForbiddenAttribute, ToolError
+from sandbox.worker.language.membrane import membrane_names, refuse_on_entry, replace_on_entry
 from sandbox.worker.language.names import (
     FORBIDDEN_ATTRS,
+    GETATTR,
+    LAST_EXPR,
+    MATCH_CLASS,
     READABLE_DUNDERS,
+    RERAISE,
+    WRITE,
     is_private_name,
     natively_readable,
 )
+from sandbox.worker.language.names import SCRIPT_TYPES as SCRIPT_TYPES_NAME
 from sandbox.worker.language.safe_format import safe_format_method, use_attribute_guard
+from sandbox.worker.language.self_binding import self_checked
 
 __all__ = ["SCRIPT_MODULE", "SafeType", "build_class", "safe_type"]
 
 _real_type = builtins.type
 #: Library classes whose instances are plain attribute bags meant to be written.
 _writable_foreign_types: tuple[type, ...] = (decimal.Context, types.SimpleNamespace)
+#: Instances of those that library code shares: the templates every new decimal
+#: context copies (a script sets ``decimal.getcontext().prec`` instead). A script is
+#: handed a copy of each (its methods and its ``traps``/``flags`` change the copy
+#: only), read-only like the original.
+_SHARED: dict[int, str] = {}
+for _name in ("DefaultContext", "BasicContext", "ExtendedContext"):
+    _shared = getattr(decimal, _name)
+    _SHARED[id(_shared)] = _SHARED[id(_copy := _shared.copy())] = f"decimal.{_name}"
+    replace_on_entry(_shared, _copy)
 
 
 def allow_attribute_writes(*classes: type) -> None:
@@ -89,7 +106,7 @@ def guarded_write(obj: Any, name: str | None = None) -> Any:
     script's own too (not a slot or property of a library base class).
     """
     cls = _real_type(obj)
-    if name is not None and cls not in PURE_SCRIPT_TYPES:
+    if name is not None and not is_pure_script_class(cls):
         # (The compiler passes only private names; an instance of a class built from
         # script classes alone owns every private member it has.)
         _check_attr_name(name, obj)
@@ -100,6 +117,11 @@ def guarded_write(obj: Any, name: str | None = None) -> Any:
     if cls is types.FunctionType and obj.__code__.co_filename.startswith("<script"):
         return obj
     if is_script_class(cls) or isinstance(obj, _writable_foreign_types):
+        if id(obj) in _SHARED:
+            raise TypeError(
+                f"{_SHARED[id(obj)]} is read-only in the sandbox: library code shares it "
+                "(set decimal.getcontext() or a context of your own instead)"
+            )
         return obj
     raise TypeError(
         f"cannot set or delete attributes of {cls.__name__!r} objects in the sandbox; "
@@ -201,7 +223,9 @@ def _checked_init(init: Any, target: Any) -> Any:
         if is_sandbox_class(target):
             raise ForbiddenAttribute("'__init__' of the sandbox's classes is not available")
         if is_script_class(target):
-            return init
+            # Inherited from a library class (or written by one): the script's own
+            # objects only, never ``G.__init__(json.JSONEncoder, ...)``.
+            return self_checked(init, target, "__init__")
 
         def init_own_object(self: Any, *args: Any, **kwargs: Any) -> Any:
             _check_own(self)
@@ -289,58 +313,12 @@ def check_match_class(cls: Any) -> Any:
     return stand_in
 
 
-_SAFE_BUILTIN_NAMES = [
-    "abs",
-    "all",
-    "any",
-    "ascii",
-    "bin",
-    "bool",
-    "bytearray",
-    "bytes",
-    "callable",
-    "chr",
-    "classmethod",
-    "complex",
-    "dict",
-    "divmod",
-    "enumerate",
-    "filter",
-    "float",
-    "format",
-    "frozenset",
-    "hash",
-    "hex",
-    "id",
-    "int",
-    "isinstance",
-    "issubclass",
-    "iter",
-    "len",
-    "list",
-    "map",
-    "max",
-    "min",
-    "next",
-    "object",
-    "oct",
-    "ord",
-    "pow",
-    "property",
-    "range",
-    "repr",
-    "reversed",
-    "round",
-    "set",
-    "slice",
-    "sorted",
-    "staticmethod",
-    "str",
-    "sum",
-    "super",
-    "tuple",
-    "zip",
-]
+_SAFE_BUILTIN_NAMES = """
+abs all any ascii bin bool bytearray bytes callable chr classmethod complex dict divmod
+enumerate filter float format frozenset hash hex id int isinstance issubclass iter len
+list map max min next object oct ord pow property range repr reversed round set slice
+sorted staticmethod str sum super tuple zip
+""".split()
 
 
 def _exception_names() -> list[str]:
@@ -387,5 +365,30 @@ def builtin_catalog() -> Mapping[str, Any]:
 BUILTIN_NAMES: frozenset[str] = frozenset(builtin_catalog())
 
 
+def generated_bindings(last_expr: Any) -> dict[str, Any]:
+    """What compiled code finds under the compiler's generated names (``names.py``):
+    the guards, the membrane's checks, and ``last_expr`` for the trailing expression."""
+    return {
+        GETATTR: guarded_getattr,
+        WRITE: guarded_write,
+        RERAISE: reraise_control,
+        MATCH_CLASS: check_match_class,
+        LAST_EXPR: last_expr,
+        SCRIPT_TYPES_NAME: SCRIPT_TYPES,
+        **membrane_names(),
+    }
+
+
+def _refuse_interpreter_builtins() -> None:
+    """The interpreter's builtins that a script's differ from or lack (``eval``,
+    ``__import__``, ``getattr``, ``open``, ``help``) are refused wherever native code
+    would hand them over (a library's globals name ``__builtins__``)."""
+    catalog = builtin_catalog()
+    for name, value in vars(builtins).items():
+        if callable(value) and not isinstance(value, _real_type) and catalog.get(name) is not value:
+            refuse_on_entry(value, f"the interpreter's {name}()")
+
+
 use_attribute_guard(guarded_getattr)
 expose_classes(builtin_catalog().values())
+_refuse_interpreter_builtins()

@@ -33,6 +33,7 @@ from sandbox.worker.language import data_modules, modules
 from sandbox.worker.language.classes import expose_classes
 from sandbox.worker.language.control import ForbiddenImport
 from sandbox.worker.language.data_modules import DATA_CATALOG
+from sandbox.worker.language.membrane import safe_receivers, vetted
 from sandbox.worker.language.modules import CATALOG, ModuleProxy, build_proxies
 
 
@@ -149,6 +150,7 @@ def _make(name: str, members: dict[str, Any], doc: Any) -> ModuleProxy:
     namespace.update((key, _member_value(value)) for key, value in members.items())
     cls = type(name, (ModuleProxy,), namespace)
     cls.__qualname__ = name
+    safe_receivers(cls)
     return object.__new__(cls)
 
 
@@ -219,6 +221,8 @@ def _generate(
         if child.rpartition(".")[0] == name and child.rpartition(".")[2] not in denied:
             members.setdefault(child.rpartition(".")[2], proxy)
     members.update(data_modules.safe_members(name))
+    members.update(modules.version_member(module))
+    members = vetted(members)
     expose_classes(members.values())
     proxy = _make(name, members, module.__doc__)
     table[name] = proxy
@@ -245,6 +249,7 @@ def _denying(
             continue
         new = type(cls.__name__, (ModuleProxy,), namespace)
         new.__qualname__ = cls.__qualname__
+        safe_receivers(new)
         replaced[id(proxies[name])] = proxies[name] = object.__new__(new)
     return proxies
 

@@ -32,14 +32,17 @@ Worker side: standard library only.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
 import random
 import types
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from sandbox.worker.language import formatters
 from sandbox.worker.language.classes import expose_classes, show_as
 from sandbox.worker.language.control import ForbiddenImport, ForbiddenModule
+from sandbox.worker.language.membrane import safe_receivers, vetted
 from sandbox.worker.language.names import name_error
 from sandbox.worker.language.script_asyncio import members as script_asyncio_members
 from sandbox.worker.language.stdlib_members import EXTRA, MEMBERS
@@ -171,11 +174,12 @@ def _make_proxy(name: str, members: dict[str, Any], doc: str | None) -> ModulePr
         "__doc__": doc,
         "__all__": star,
     }
-    for key, value in members.items():
+    for key, value in vetted(members).items():
         # Python functions are descriptors: keep them from binding to the proxy.
         namespace[key] = staticmethod(value) if isinstance(value, types.FunctionType) else value
     cls = type(name, (ModuleProxy,), namespace)
     cls.__qualname__ = name
+    safe_receivers(cls)
     return object.__new__(cls)
 
 
@@ -221,7 +225,8 @@ def reseed_random() -> None:
     _session_random.seed(int.from_bytes(os.urandom(32), "big"))
 
 
-def _version(module: types.ModuleType) -> dict[str, Any]:
+def version_member(module: types.ModuleType) -> dict[str, Any]:
+    """``{'__version__': ...}`` where the module states its version as a str."""
     version = getattr(module, "__version__", None)
     return {"__version__": version} if type(version) is str else {}
 
@@ -235,10 +240,11 @@ def _members_of(name: str) -> dict[str, Any]:
         module = importlib.import_module(name)
         listed = {key: getattr(module, key) for key in MEMBERS[name] if hasattr(module, key)}
         listed.update(EXTRA.get(name, {}))
+        listed.update((k, v) for k, v in REPLACED.get(name, {}).items() if k in listed)
         if name == "contextlib":
             # The real ones rebind the interpreter's sys.stdout (see sysproxy.py).
             listed.update(redirect_stdout=redirect_stdout, redirect_stderr=redirect_stderr)
-        return {**listed, **_version(module)}
+        return {**listed, **version_member(module)}
     if name == "random":
         members: dict[str, Any] = {
             key: getattr(_session_random, key)
@@ -253,7 +259,7 @@ def _members_of(name: str) -> dict[str, Any]:
     else:
         members = _public_members(module, _DENIED.get(name, ()))
     members.update(REPLACED.get(name, {}))
-    return {**members, **_version(module)}
+    return {**members, **version_member(module)}
 
 
 _time_zones: list[Any] = []
@@ -287,6 +293,7 @@ def build_proxies(
     ``provided`` gives the members of the ``PROVIDED`` entries (see ``files.py``).
     """
     allowed = sorted(set(allowed))
+    formatters.close_stdlib()
     unknown = [name for name in allowed if name not in CATALOG]
     if unknown:
         raise ValueError(f"modules not in the sandbox catalog: {', '.join(unknown)}")
@@ -321,13 +328,16 @@ def build_proxies(
 
 
 _SYS_DOC = """The sandbox's sys: maxsize, float_info, int_info, version_info, version,
-byteorder, argv (empty), getrecursionlimit, setrecursionlimit (capped by the policy),
-stdout and stderr (written to the captured output)."""
+byteorder, platform, argv (empty), getrecursionlimit, setrecursionlimit (capped by the
+policy), stdout and stderr (written to the captured output)."""
 
 #: Modules that C code of allowed modules imports lazily, by the current frame's
 #: ``__import__`` (``datetime.strptime`` and ``time.strptime`` import ``_strptime``).
 #: Imported here, in the zygote, so that no worker needs to read their source.
-LIBRARY_IMPORTS = frozenset({"_strptime"})
+#: ``_pylong`` (3.12+): int <-> str and division of huge ints.
+LIBRARY_IMPORTS = frozenset(
+    name for name in ("_strptime", "_pylong") if importlib.util.find_spec(name) is not None
+)
 for _name in LIBRARY_IMPORTS:
     importlib.import_module(_name)
 

@@ -30,7 +30,23 @@ from RestrictedPython.transformer import (
 GETATTR, WRITE, RERAISE, LAST_EXPR = ".getattr", ".write", ".reraise_control", ".last_expr"
 #: The guard that vets the class of a class pattern (``guards.check_match_class``).
 MATCH_CLASS = ".match_class"
-GENERATED_NAMES = frozenset({GETATTR, WRITE, RERAISE, LAST_EXPR, MATCH_CLASS})
+#: The membrane (``membrane.py``): the real ``type``, the set of harmless exact types,
+#: the check of one value, of an unpacked value's items.
+EXACT_TYPE, HARMLESS, ENTER, UNPACK = ".exact_type", ".harmless", ".enter", ".unpack"
+#: The classes the script's class statements made (the store guard's fast path).
+SCRIPT_TYPES = ".script_types"
+#: A method call's receiver: the check of its method, the types that need none.
+METHOD_OF, RECEIVERS = ".method_of", ".receivers"
+#: The receivers of a method that changes a dict: a dict is checked (it may be a namespace).
+RECEIVERS_UNCHANGED = ".receivers_unchanged"
+#: Locals the compiler binds: a value being checked (in a comprehension, a name of its
+#: own), an item bound to a stored target.
+HELD, HELD_IN_COMPREHENSION, ITEM = ".held", ".held_c", ".item"
+#: The names bound in the script's globals (and passed to ``eval``/``exec`` code).
+GUARD_NAMES: tuple[str, ...] = (GETATTR, WRITE, RERAISE, MATCH_CLASS, LAST_EXPR, EXACT_TYPE)
+GUARD_NAMES += (HARMLESS, ENTER, UNPACK, SCRIPT_TYPES, METHOD_OF, RECEIVERS)
+GUARD_NAMES += (RECEIVERS_UNCHANGED,)
+GENERATED_NAMES = frozenset({*GUARD_NAMES, HELD, HELD_IN_COMPREHENSION, ITEM})
 
 #: Names RestrictedPython reserves (``print``, ``printed``, ``builtins``, ``breakpoint``);
 #: ``print`` may be read (it is the sandbox's capturing print).

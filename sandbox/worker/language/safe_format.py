@@ -79,6 +79,13 @@ def _bound_safe_format(template: str, name: str) -> Callable[..., str]:
     return lambda mapping: _vformat(template, (), mapping)
 
 
+def safe_bound_format(template: Any, name: str = "format") -> Callable[..., str]:
+    """``template.format`` (or ``format_map``) through the guarded formatter."""
+    if not isinstance(template, str):
+        raise TypeError(f"a format string must be a str, not {type(template).__name__!r}")
+    return _bound_safe_format(template, name)
+
+
 def _safe_format_unbound(template: Any, *args: Any, **kwargs: Any) -> str:
     if not isinstance(template, str):
         raise TypeError("str.format() needs a str as its first argument")

@@ -16,6 +16,7 @@ Worker side: standard library only.
 from __future__ import annotations
 
 import abc
+import collections
 import copy
 import dataclasses
 import enum
@@ -27,10 +28,12 @@ import typing
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from sandbox.worker.language import dunders
 from sandbox.worker.language.classes import allow_subclassing, subclassable
 from sandbox.worker.language.control import ForbiddenOperation
 from sandbox.worker.language.copy_hooks import unwrap_memo
 from sandbox.worker.language.guards import SCRIPT_MODULE, guarded_getattr, guarded_write
+from sandbox.worker.language.self_binding import bind_generated, generated_by
 
 _DEFAULT_ASSIGNED = functools.WRAPPER_ASSIGNMENTS
 _DEFAULT_UPDATED = functools.WRAPPER_UPDATES
@@ -74,7 +77,8 @@ def _safe_update_wrapper(
     members = getattr(wrapped, "__dict__", None)
     if members is not None and hasattr(members, "items"):
         for key, value in list(members.items()):
-            if isinstance(key, str) and (own or not key.startswith("_")):
+            # Special names never travel as data (``dunders.py``).
+            if type(key) is str and not dunders.is_special(key) and (own or key[:1] != "_"):
                 setattr(wrapper, key, value)
     wrapper.__wrapped__ = wrapped
     return wrapper
@@ -152,11 +156,12 @@ def _safe_dataclass(cls: Any = None, /, **options: Any) -> Any:
             raise TypeError("dataclass() takes a class")
         _writable(cls, "dataclass()")
         for name in _dataclass_names(cls):
-            # Field names are pasted into the source of the generated methods.
-            # The exact type: a str subclass could answer ``isidentifier`` as it likes.
-            if not (type(name) is str and name.isidentifier() and not keyword.iskeyword(name)):
+            # Field names are pasted into the source of the generated methods and
+            # become attributes: ordinary names only (``dunders.py``).
+            dunders.ordinary_name(name, "dataclass()")
+            if keyword.iskeyword(name):
                 raise TypeError(f"dataclass field names must be identifiers, not {name!r}")
-        return dataclasses.dataclass(cls, **options)
+        return generated_by(lambda c: dataclasses.dataclass(c, **options), cls)
 
     return wrap if cls is None else wrap(cls)
 
@@ -221,7 +226,8 @@ class _SandboxEnumType(enum.EnumType):
         if mixin is not None and not subclassable(mixin):
             # The new class is the script's own: its bases follow the class statement's rule.
             raise ForbiddenOperation(f"an enum cannot mix in {mixin!r} in the sandbox")
-        return super().__call__(value, _enum_members(names), **options)
+        made = super().__call__(value, _enum_members(names), **options)
+        return bind_generated(made) if isinstance(made, type) else made
 
     def __instancecheck__(cls, obj: Any) -> bool:
         real = _REAL_ENUMS.get(cls)
@@ -243,7 +249,7 @@ def _sandbox_enum(real: type) -> type:
 _ENUM_BASES = ("Enum", "IntEnum", "StrEnum", "Flag", "IntFlag")
 _SANDBOX_ENUMS = {name: _sandbox_enum(getattr(enum, name)) for name in _ENUM_BASES}
 _REAL_ENUMS = {cls: getattr(enum, name) for name, cls in _SANDBOX_ENUMS.items()}
-allow_subclassing(*_SANDBOX_ENUMS.values())
+allow_subclassing(*_SANDBOX_ENUMS.values(), dunders.SimpleNamespace)
 
 
 # -- decorators that store on their argument -------------------------------------------
@@ -288,12 +294,31 @@ _MARKS: dict[str, Callable[..., Any]] = {
 }
 
 
-#: Members replaced by safe stand-ins, per module.
+def _safe_namedtuple(typename: Any, field_names: Any, **options: Any) -> Any:
+    options.setdefault("module", SCRIPT_MODULE)
+    return bind_generated(collections.namedtuple(typename, field_names, **options))
+
+
+def _typed_namedtuple(real: Any) -> Any:
+    def NamedTuple(typename: Any, fields: Any = None, /, **kwargs: Any) -> Any:
+        made = real(typename, fields, **kwargs) if fields is not None else real(typename, **kwargs)
+        if isinstance(made, type) and made.__dict__.get("__module__") == __name__:
+            type.__setattr__(made, "__module__", SCRIPT_MODULE)
+        return bind_generated(made)
+
+    # ``class P(NamedTuple)`` resolves through this (build_class binds its methods).
+    NamedTuple.__mro_entries__ = dunders.mro_entries_of(real, NamedTuple)  # type: ignore[attr-defined]
+    NamedTuple.__doc__ = real.__doc__
+    return NamedTuple
+
+
+#: Members replaced by safe stand-ins, per module (with ``dunders.REPLACED``).
 REPLACED: dict[str, dict[str, Any]] = {
     "abc": {
         name: _MARKS[name]
         for name in ("abstractmethod", "abstractclassmethod", "abstractstaticmethod")
     },
+    "collections": {"namedtuple": _safe_namedtuple},
     "copy": {"deepcopy": _safe_deepcopy},
     "dataclasses": {"dataclass": _safe_dataclass},
     "enum": _SANDBOX_ENUMS,
@@ -311,6 +336,9 @@ REPLACED: dict[str, dict[str, Any]] = {
         },
         "no_type_check_decorator": _safe_no_type_check_decorator,
         "dataclass_transform": _safe_dataclass_transform,
+        "NamedTuple": _typed_namedtuple(typing.NamedTuple),
+        **dunders.REPLACED["typing"],
     },
+    "types": dunders.REPLACED["types"],
     "operator": {"attrgetter": _safe_attrgetter, "methodcaller": _safe_methodcaller},
 }

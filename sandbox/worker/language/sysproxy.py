@@ -128,6 +128,7 @@ def sys_members() -> dict[str, Any]:
         "version_info": sys.version_info,
         "version": sys.version,
         "byteorder": sys.byteorder,
+        "platform": sys.platform,
         "argv": [],
         "getrecursionlimit": getrecursionlimit,
         "setrecursionlimit": setrecursionlimit,

@@ -1,0 +1,325 @@
+"""The membrane: what a value must be to enter script code.
+
+Native code hands values to a script at a few kinds of places: the parameters of the
+script's functions (native code calls back: ``__eq__``, ``__hash__``, ``__getattr__``,
+``__format__``, sort keys, ``re`` callbacks, hooks), the results of calls, the items
+taken out of containers (iteration, unpacking, subscripts), ``with``/``except``/
+``match`` targets, ``await`` results and the values a generator is sent. The compiler
+passes every such value through :func:`enter`
+(``membrane_positions.py`` lists the positions; a test walks ``ast`` so that a new
+one cannot be missed). ``enter`` refuses the values no script may hold, whatever route
+brought them:
+
+- frames, code objects and cells (the interpreter's state: globals, builtins, closures);
+- real modules (a script holds only the sandbox's proxies);
+- module namespaces, the real builtins dict and the script's own globals (where the
+  compiler's guards live);
+- library metaclasses (they build classes from any namespace); the real ``type`` is
+  replaced by the sandbox's;
+- the interpreter's own builtins the script's differ from (``eval``, ``__import__``,
+  ``getattr``, ``open``...: :func:`refuse_on_entry`), however they were reached;
+- an alias that calls its origin (``type[int]`` is the real ``type`` behind a
+  subscript): its origin is checked like the value itself (``type[int]`` becomes the
+  sandbox's ``type`` subscripted);
+- unbound Python methods of library classes run library code with a ``self`` of the
+  script's choice: each is replaced by one that takes its class's objects only
+  (``self_binding.bound_to_owner``), or refused where its class cannot be found.
+
+A container may hold any of these (``__closure__`` is a tuple of cells): its items are
+checked as they come out, so containers themselves pass.
+
+A method call keeps CPython's native method call (no bound method made): the compiler
+checks its receiver with the method (:func:`method_of`), and not at all for the builtin
+types, whose attributes are their own methods (:data:`METHOD_SAFE`).
+
+Cheap by construction: the compiler tests ``type(value) in HARMLESS_TYPES`` inline (an
+exact-type set lookup, no call) and calls :func:`enter` only when that fails.
+``HARMLESS_TYPES`` holds the scalar types, the containers, the script's own classes,
+and every class :func:`enter` has found to be none of the above (instances of
+``Decimal``, ``ndarray``...): a type is vetted once. Dicts (a namespace is refused by
+identity), functions and classes are decided per value.
+
+Worker side: standard library only.
+"""
+
+from __future__ import annotations
+
+import builtins
+import sys
+import types
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from sandbox.worker.language.control import ForbiddenOperation
+from sandbox.worker.language.names import (
+    ENTER,
+    EXACT_TYPE,
+    HARMLESS,
+    METHOD_OF,
+    RECEIVERS,
+    RECEIVERS_UNCHANGED,
+    UNPACK,
+)
+
+_real_type = type
+
+#: Exact types whose every instance a script may hold; grows as :func:`enter` vets types.
+HARMLESS_TYPES: set[type] = {
+    int,
+    float,
+    complex,
+    bool,
+    str,
+    bytes,
+    bytearray,
+    type(None),
+    type(NotImplemented),
+    type(Ellipsis),
+    # Containers: every item that comes out of one (iteration, unpacking, subscript,
+    # a match) is checked there.
+    list,
+    tuple,
+    set,
+    frozenset,
+    types.MappingProxyType,
+    range,
+    slice,
+    types.TracebackType,  # its frame is refused by name (``tb_frame``, ``tb_next``)
+}
+
+#: Types whose instances a script never holds, with what the refusal calls them.
+FORBIDDEN: dict[type, str] = {
+    types.FrameType: "a frame",
+    types.CodeType: "a code object",
+    types.CellType: "a closure cell",
+    types.ModuleType: "a module",
+}
+
+#: Values replaced by the sandbox's own on entry (the real ``type``: ``safe_type``).
+_replacements: dict[int, tuple[Any, Any]] = {}
+
+#: Single values no script may hold, by id, with what the refusal calls them.
+_refused: dict[int, tuple[Any, str]] = {}
+
+#: Dicts no script may hold, by id (strong references keep the ids unique).
+_namespaces: dict[int, dict[str, Any]] = {}
+_modules_seen = 0
+
+#: Functions the sandbox made that may run with any argument (they check it).
+_sandbox_functions: set[int] = set()
+
+
+def replace_on_entry(value: Any, replacement: Any) -> None:
+    """Hand scripts ``replacement`` wherever native code would hand them ``value``."""
+    _replacements[id(value)] = (value, replacement)
+    if not isinstance(value, _real_type):
+        _per_value(_real_type(value))
+
+
+def refuse_on_entry(value: Any, what: str) -> None:
+    """Never hand scripts ``value`` (the interpreter's ``eval``: the script has its own).
+    Its type is then decided per value, never vetted once for all its instances."""
+    _refused[id(value)] = (value, what)
+    _per_value(_real_type(value))
+
+
+def _per_value(cls: type) -> None:
+    # Instances of ``cls`` are looked up by id as they enter, never vetted by type.
+    if cls not in _PER_VALUE:
+        HARMLESS_TYPES.discard(cls)
+        _PER_VALUE[cls] = _enter_listed
+
+
+def register_namespace(namespace: dict[str, Any]) -> None:
+    """A dict no script may hold (a script's globals, its builtins)."""
+    _namespaces[id(namespace)] = namespace
+
+
+def trust_function(function: Callable[..., Any]) -> None:
+    """A function of the sandbox's that checks its own arguments (a ``self`` check)."""
+    _sandbox_functions.add(id(function))
+    _keep.append(function)
+
+
+_keep: list[Any] = []
+#: Makes an unbound library method take its own class's objects only (None: refused).
+_binder: Callable[[types.FunctionType], Any] | None = None
+
+
+def use_binder(binder: Callable[[types.FunctionType], Any]) -> None:
+    """How an unbound library method is handed to scripts (``self_binding``)."""
+    global _binder
+    _binder = binder
+
+
+def _refuse(what: str) -> ForbiddenOperation:
+    return ForbiddenOperation(f"{what} cannot be handed to a script in the sandbox")
+
+
+def _refresh_namespaces() -> None:
+    global _modules_seen
+    for module in list(sys.modules.values()):
+        namespace = getattr(module, "__dict__", None)
+        if _real_type(namespace) is dict:
+            _namespaces[id(namespace)] = namespace
+    _namespaces[id(vars(builtins))] = vars(builtins)
+    _modules_seen = len(sys.modules)
+
+
+def _enter_dict(value: dict[Any, Any]) -> dict[Any, Any]:
+    if len(sys.modules) != _modules_seen:
+        _refresh_namespaces()
+    if id(value) in _namespaces and _namespaces[id(value)] is value:
+        raise _refuse("a namespace (module globals or builtins)")
+    return value
+
+
+def _enter_function(value: types.FunctionType) -> Any:
+    if value.__code__.co_filename.startswith("<script") or id(value) in _sandbox_functions:
+        return value
+    # ``JSONEncoder.encode``: defined in a class body, it runs with any ``self``; it
+    # arrives bound to its class's objects (``self_binding``), or not at all.
+    qualname = value.__qualname__
+    tail = qualname.rpartition("<locals>.")[2] if _real_type(qualname) is str else ""
+    if "." in tail:
+        bound = _binder(value) if _binder is not None else None
+        if bound is None:
+            raise _refuse(f"the unbound library method {tail!r}")
+        return bound
+    return value
+
+
+def _enter_class(value: type) -> Any:
+    replaced = _replacements.get(id(value))
+    if replaced is not None and replaced[0] is value:
+        return replaced[1]
+    if issubclass(value, _real_type):
+        raise _refuse(f"the metaclass {value.__qualname__!r}")
+    return value
+
+
+def _enter_listed(value: Any) -> Any:
+    # Builtin functions and the bound methods of native objects share one type; the
+    # interpreter's ``help`` and ``exit`` are objects of their own classes.
+    refused = _refused.get(id(value))
+    if refused is not None and refused[0] is value:
+        raise _refuse(refused[1])
+    replaced = _replacements.get(id(value))
+    if replaced is not None and replaced[0] is value:
+        return replaced[1]
+    return value
+
+
+def _enter_alias(value: types.GenericAlias) -> Any:
+    # Calling ``list[int]`` calls ``list``: the origin is what the script would call.
+    origin = value.__origin__
+    entered = enter(origin)
+    if entered is origin:
+        return value
+    return types.GenericAlias(entered, value.__args__)
+
+
+_PER_VALUE: dict[type, Callable[[Any], Any]] = {
+    dict: _enter_dict,
+    types.FunctionType: _enter_function,
+    types.BuiltinFunctionType: _enter_listed,
+    types.GenericAlias: _enter_alias,
+}
+
+
+def enter(value: Any) -> Any:
+    """``value`` as a script may hold it (the same object, or the sandbox's stand-in);
+    raises ``TypeError`` for a value no script may hold."""
+    cls = _real_type(value)
+    if cls in HARMLESS_TYPES:
+        return value
+    check = _PER_VALUE.get(cls)
+    if check is not None:
+        return check(value)
+    if issubclass(cls, _real_type):
+        return _enter_class(value)
+    for kind, what in FORBIDDEN.items():
+        if issubclass(cls, kind):
+            raise _refuse(what)
+    HARMLESS_TYPES.add(cls)
+    return value
+
+
+def unpack(value: Any) -> Any:
+    """The value of an unpacking assignment, its items checked (``a, b = pair``)."""
+    cls = _real_type(value)
+    if cls is tuple or cls is list:
+        if HARMLESS_TYPES.issuperset(map(_real_type, value)):
+            return value
+        return [enter(item) for item in value]
+    return [enter(item) for item in enter(value)]
+
+
+def admit_class(cls: type) -> None:
+    """A class the script defined: its instances are the script's own."""
+    HARMLESS_TYPES.add(cls)
+
+
+#: Exact types whose every attribute is a method of the type or a harmless value: a
+#: method called on one needs no check (``xs.append(x)``, ``d.get(k)``). A dict may be a
+#: namespace no script may hold, which a method could change: the methods that change a
+#: dict (``NAMESPACE_CHANGERS``) are checked on every dict (``METHOD_SAFE_UNCHANGING``).
+METHOD_SAFE: set[type] = {int, float, complex, bool, str, bytes, bytearray, list, tuple, dict}
+METHOD_SAFE |= {set, frozenset, range, type(None)}
+METHOD_SAFE_UNCHANGING = METHOD_SAFE - {dict}
+NAMESPACE_CHANGERS = frozenset(
+    {"update", "setdefault", "pop", "popitem", "clear", "__setitem__", "__delitem__", "__ior__"}
+)
+
+
+class _Checked:
+    """The receiver of one method call whose method the membrane replaced: its own
+    ``__dict__`` holds the checked method under the method's name (found before any
+    method of this class, ``__repr__`` included)."""
+
+
+def method_of(receiver: Any, name: str) -> Any:
+    """The receiver of ``receiver.name(...)``, with the method checked like any value
+    entering script code (the compiler keeps the call a native method call): an object
+    holding the checked method under its name, so that it is looked up once."""
+    if _real_type(receiver) not in HARMLESS_TYPES:
+        receiver = enter(receiver)
+    method = getattr(receiver, name)
+    holder = _Checked()
+    vars(holder)[name] = method if _real_type(method) in HARMLESS_TYPES else enter(method)
+    return holder
+
+
+def safe_receivers(*classes: type) -> None:
+    """Classes whose attributes are vetted once (the module proxies, built from vetted
+    members and read-only): a method called on one needs no check."""
+    METHOD_SAFE.update(classes)
+    METHOD_SAFE_UNCHANGING.update(classes)
+
+
+def vetted(members: Mapping[str, Any]) -> dict[str, Any]:
+    """A module's members as a script may hold them (when a proxy is built): each
+    passed through :func:`enter`, the refused ones left out."""
+    held: dict[str, Any] = {}
+    for key, value in members.items():
+        try:
+            held[key] = enter(value)
+        except ForbiddenOperation:
+            continue
+    return held
+
+
+def membrane_names() -> dict[str, Any]:
+    """The membrane's generated names and what the compiled code finds under them."""
+    return {
+        EXACT_TYPE: _real_type,
+        HARMLESS: HARMLESS_TYPES,
+        ENTER: enter,
+        UNPACK: unpack,
+        METHOD_OF: method_of,
+        RECEIVERS: METHOD_SAFE,
+        RECEIVERS_UNCHANGED: METHOD_SAFE_UNCHANGING,
+    }
+
+
+_refresh_namespaces()

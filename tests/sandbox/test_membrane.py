@@ -1,0 +1,319 @@
+"""The membrane: every position where native code hands script code a value checks it.
+
+The enumeration (``membrane_positions.POSITIONS``) is checked against the node types the
+compiler accepts; each checked position is tried for real in a sandbox with the OS layer
+off, with native code handing over the real ``type`` (which the script must receive as
+the sandbox's own); and :func:`membrane.enter` is tried on every kind of value no script
+may hold.
+"""
+
+from __future__ import annotations
+
+import abc
+import ast
+import builtins
+import json
+import sys
+import types
+from collections.abc import Iterator
+from types import CodeType
+
+import pytest
+
+from sandbox import Sandbox, SandboxPolicy, Session
+from sandbox.worker.language import membrane
+from sandbox.worker.language.classes import SafeType
+from sandbox.worker.language.compiler import compile_script
+from sandbox.worker.language.control import ForbiddenOperation
+from sandbox.worker.language.membrane_positions import CONSUMING, POSITIONS
+from sandbox.worker.language.names import ENTER, NODE_FIELDS, UNPACK
+
+# -- the enumeration -------------------------------------------------------------------
+
+
+def test_every_node_type_the_compiler_accepts_is_placed() -> None:
+    # NODE_FIELDS is checked against ``ast`` (test_names.py): a node type a new Python
+    # adds is refused until it is placed here too.
+    assert set(POSITIONS) == set(NODE_FIELDS)
+    assert set(CONSUMING) <= set(NODE_FIELDS)
+
+
+def _names(code: CodeType) -> set[str]:
+    names: set[str] = set()
+    stack = [code]
+    while stack:
+        current = stack.pop()
+        names |= set(current.co_names) | set(current.co_varnames)
+        stack += [c for c in current.co_consts if isinstance(c, CodeType)]
+    return names
+
+
+#: One snippet per checked position: each must compile to a membrane call.
+CHECKED_SNIPPETS = {
+    "Call": "x = f()",
+    "Await": "async def g():\n    x = await f()",
+    "Yield": "def g():\n    x = yield",
+    "YieldFrom": "def g():\n    x = yield from f",
+    "FunctionDef": "def g(a):\n    pass",
+    "AsyncFunctionDef": "async def g(a):\n    pass",
+    "Lambda": "g = lambda a: a",
+    "ClassDef": "@d\nclass C:\n    pass",
+    "For": "for x in xs:\n    pass",
+    "AsyncFor": "async def g():\n    async for x in xs:\n        pass",
+    "comprehension": "y = [x for x in xs]",
+    "Assign": "a, b = xs",
+    "With": "with c as x:\n    pass",
+    "AsyncWith": "async def g():\n    async with c as x:\n        pass",
+    "withitem": "with c as x:\n    pass",
+    "ExceptHandler": "try:\n    pass\nexcept E as e:\n    pass",
+    "match_case": "match s:\n    case x:\n        pass",
+    "MatchAs": "match s:\n    case [x]:\n        pass",
+    "MatchStar": "match s:\n    case [*xs]:\n        pass",
+    "MatchMapping": "match s:\n    case {**rest}:\n        pass",
+    "MatchSequence": "match s:\n    case [x, y]:\n        pass",
+    "MatchClass": "match s:\n    case C(a=x):\n        pass",
+    "MatchOr": "match s:\n    case [x] | (x, 1):\n        pass",
+    "arguments": "def g(*a, **k):\n    pass",
+    "arg": "def g(a):\n    pass",
+    "Subscript": "x = xs[0]",
+    "Attribute": "x = o.a",
+}
+
+
+@pytest.mark.parametrize(
+    "node", sorted(n for n, how in POSITIONS.items() if how.startswith("checked:"))
+)
+def test_each_checked_position_compiles_to_a_check(node: str) -> None:
+    code = compile_script(CHECKED_SNIPPETS[node], "<script>")
+    assert isinstance(code, CodeType), code
+    assert _names(code) & {ENTER, UNPACK}, node
+
+
+@pytest.mark.parametrize("source", ["f()", "if f():\n    pass", "return_ = [1 for x in f()]"])
+def test_values_used_and_dropped_are_not_checked(source: str) -> None:
+    # A statement's discarded call, a truth test: nothing is held, nothing to check.
+    code = compile_script(source, "<script>")
+    assert isinstance(code, CodeType)
+    tree = ast.parse(source)
+    calls = sum(isinstance(n, ast.Call) for n in ast.walk(tree))
+    assert calls and ".held" not in _names(code)
+
+
+# -- every position, for real ----------------------------------------------------------
+
+#: Native code hands over the real ``type`` (``typing.get_origin(typing.Type)``).
+POSITION_SCRIPTS = {
+    "call result": "t = typing.get_origin(typing.Type)",
+    "parameter": "def f(x):\n    return x\nt = list(map(f, REAL))[0]",
+    "lambda parameter": "t = list(map(lambda x: [x], REAL))[0][0]",
+    "for target": "for t in REAL:\n    pass",
+    "comprehension target": "t = [x for x in REAL][0]",
+    "unpacking": "(t,) = REAL",
+    "starred unpacking": (
+        "a, *rest = map(typing.get_origin, [typing.List, typing.Type])\nt = rest[0]"
+    ),
+    "with target": (
+        "class CM:\n"
+        "    __enter__ = staticmethod(functools.partial(typing.get_origin, typing.Type))\n"
+        "    def __exit__(self, *exc):\n"
+        "        return False\n"
+        "with CM() as t:\n"
+        "    pass"
+    ),
+    "match capture": ("match dict(zip(['k'], REAL)):\n    case {'k': t}:\n        pass"),
+    "match rest": ("match dict(zip(['k'], REAL)):\n    case {**rest}:\n        t = rest['k']"),
+    "await result": (
+        "async def main():\n    return [await asyncio.sleep(0, *REAL)]\nt = asyncio.run(main())[0]"
+    ),
+    "sent value": (
+        "def g():\n"
+        "    got = yield\n"
+        "    yield [got]\n"
+        "gen = g()\n"
+        "next(gen)\n"
+        "t = list(map(gen.send, REAL))[0][0]"
+    ),
+    "decorated definition": (
+        "@functools.partial(next, map(typing.get_origin, [typing.Type]))\ndef t():\n    pass"
+    ),
+    "method parameter": (
+        "class K:\n    def take(self, x):\n        return [x]\nt = list(map(K().take, REAL))[0][0]"
+    ),
+    "default argument": "def f(x=typing.get_origin(typing.Type)):\n    return [x]\nt = f()[0]",
+    "class body": "class K:\n    t = typing.get_origin(typing.Type)\nt = K.t",
+    "attribute": "t = functools.partial(*REAL).func",
+    "attribute of a namespace": "t = types.SimpleNamespace(**dict(zip(['a'], REAL))).a",
+    "attribute of a named tuple": (
+        "import collections\nt = collections.namedtuple('P', 'x')._make(REAL).x"
+    ),
+}
+
+PRELUDE = "import asyncio, functools, types, typing\nREAL = map(typing.get_origin, [typing.Type])\n"
+CHECK = "\nprint(t is type, end='')"
+
+
+@pytest.fixture(scope="module")
+def session() -> Iterator[Session]:
+    policy = SandboxPolicy.preset("default").with_layers(os=False)
+    with Sandbox(policy, spares=0) as box, box.session() as opened:
+        yield opened
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("where", sorted(POSITION_SCRIPTS))
+def test_every_position_checks_what_native_code_hands_over(session: Session, where: str) -> None:
+    execution = session.run(PRELUDE + POSITION_SCRIPTS[where] + CHECK)
+    assert execution.error_code is None, execution.output
+    assert execution.stdout == "True", f"{where}: the script held the real type"
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(
+    "call",
+    [
+        "functools.partial(*map(typing.get_origin, [typing.Type])).func('X', (), {})",
+        "difflib.SequenceMatcher.set_seq1(json.JSONEncoder, 'x')",
+        "types.MethodType(difflib.SequenceMatcher.set_seq1, json.JSONEncoder)('x')",
+    ],
+)
+def test_a_method_call_checks_its_method(session: Session, call: str) -> None:
+    # ``obj.method(...)`` stays a native method call; the method is checked like any
+    # value: the real type arrives as the sandbox's, an unbound library method bound.
+    execution = session.run(f"import difflib, functools, json, types, typing\n{call}")
+    assert execution.error_code in ("runtime_error", "policy_violation"), execution.output
+    assert "TypeError" in str(execution.output)
+    check = session.run("import json\nprint(hasattr(json.JSONEncoder, 'a'))")
+    assert check.stdout == "False\n"
+
+
+@pytest.mark.timeout(60)
+def test_library_methods_still_work_on_their_own_objects(session: Session) -> None:
+    execution = session.run(
+        "import difflib, json, collections\n"
+        "m = difflib.SequenceMatcher()\n"
+        "difflib.SequenceMatcher.set_seqs(m, 'abc', 'abd')\n"
+        "c = collections.Counter('aab')\n"
+        "print(round(m.ratio(), 2), json.JSONEncoder.encode(json.JSONEncoder(), [1]),\n"
+        "      collections.Counter.most_common(c, 1), [x.upper() for x in 'ab'])"
+    )
+    assert execution.stdout == "0.67 [1] [('a', 2)] ['A', 'B']\n", execution.output
+
+
+@pytest.mark.timeout(60)
+def test_the_real_type_builds_nothing_wherever_it_came_from(session: Session) -> None:
+    execution = session.run(
+        "import typing\nt = typing.get_origin(typing.Type)\nt('X', (), {'__getattribute__': 1})"
+    )
+    assert execution.error_code == "runtime_error"
+    assert "exactly one argument" in str(execution.output)
+
+
+@pytest.mark.timeout(60)
+def test_the_real_type_behind_a_subscript_builds_nothing(session: Session) -> None:
+    # The object of a subscript is read, not held: ``t[int]`` is an alias calling ``t``.
+    execution = session.run(
+        "import typing\nt = typing.get_origin(typing.Type)[int]\nt('X', (), {'__reduce_ex__': 1})"
+    )
+    assert execution.error_code == "runtime_error"
+    assert "exactly one argument" in str(execution.output)
+
+
+@pytest.mark.timeout(60)
+def test_the_shared_decimal_contexts_are_handed_out_as_copies(session: Session) -> None:
+    # Every new decimal.Context() copies DefaultContext: its methods and its traps
+    # must not change it (its attributes are read-only, guards.guarded_write).
+    changed = session.run(
+        "import decimal\ndecimal.DefaultContext.clear_traps()\n"
+        "decimal.DefaultContext.traps[decimal.Inexact] = True"
+    )
+    assert changed.error_code is None, changed.output
+    later = session.run(
+        "import decimal\nc = decimal.Context()\nprint(c.traps[decimal.DivisionByZero], "
+        "c.traps[decimal.Inexact], decimal.DefaultContext.prec)"
+    )
+    assert later.stdout == "True False 28\n", later.output
+
+
+# -- what enter() refuses ----------------------------------------------------------
+
+
+def _frame() -> types.FrameType:
+    return sys._getframe()
+
+
+def _cell() -> object:
+    value = 1
+
+    def inner() -> int:
+        return value
+
+    assert inner.__closure__ is not None
+    return inner.__closure__[0]
+
+
+REFUSED = {
+    "frame": _frame,
+    "code": lambda: _frame.__code__,
+    "cell": _cell,
+    "module": lambda: json,
+    "module globals": lambda: vars(json),
+    "builtins dict": lambda: vars(builtins),
+    "metaclass": lambda: abc.ABCMeta,
+    "unbound method of a class no module names": lambda: _local_class().method,
+    "the interpreter's eval": lambda: builtins.eval,
+    "the interpreter's __import__": lambda: builtins.__import__,
+    "the interpreter's getattr": lambda: builtins.getattr,
+    "the interpreter's help": lambda: builtins.help,
+    "an alias around a metaclass": lambda: types.GenericAlias(abc.ABCMeta, (int,)),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(REFUSED))
+def test_values_no_script_may_hold_are_refused(kind: str) -> None:
+    with pytest.raises(ForbiddenOperation, match="cannot be handed to a script"):
+        membrane.enter(REFUSED[kind]())
+
+
+def _local_class() -> type:
+    class Local:
+        def method(self) -> None:
+            pass
+
+    return Local
+
+
+def test_an_unbound_library_method_takes_its_own_class_objects_only() -> None:
+    encode = membrane.enter(json.JSONEncoder.encode)
+    assert encode(json.JSONEncoder(), [1]) == "[1]"
+    with pytest.raises(ForbiddenOperation, match="applies to 'JSONEncoder' objects only"):
+        encode(json.JSONEncoder, [1])
+    assert membrane.enter(json.JSONEncoder.encode) is encode  # made once
+    assert membrane.enter(json.dumps) is json.dumps  # a module's function is no method
+
+
+def test_a_registered_namespace_is_refused() -> None:
+    namespace: dict[str, object] = {}
+    assert membrane.enter(namespace) is namespace
+    membrane.register_namespace(namespace)
+    with pytest.raises(ForbiddenOperation):
+        membrane.enter(namespace)
+
+
+def test_the_real_type_becomes_the_sandboxs_own() -> None:
+    assert membrane.enter(type) is SafeType
+    alias = membrane.enter(type[int])  # calling an alias calls its origin
+    assert alias.__origin__ is SafeType and alias.__args__ == (int,)
+    assert membrane.enter(list[int]) == list[int]
+    assert membrane.unpack([type, 2]) == [SafeType, 2]
+    with pytest.raises(ForbiddenOperation):
+        membrane.unpack((1, _frame()))
+
+
+def test_harmless_values_pass_as_they_are_and_their_types_are_vetted_once() -> None:
+    class Custom:
+        pass
+
+    for value in (1, "s", [1], {"a": 1}, (1, 2), Custom(), json.dumps, int, SafeType, None):
+        assert membrane.enter(value) is value
+    assert Custom in membrane.HARMLESS_TYPES
+    assert dict not in membrane.HARMLESS_TYPES  # a namespace is refused by identity
