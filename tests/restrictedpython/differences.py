@@ -251,7 +251,8 @@ DIFFERENCES: dict[str, Difference] = {
 #: marks carry it as ``raises=``, so that a test failing for another reason — an
 #: adapter that broke, an import that failed — is a failure, not an expected one.
 FAILS_WITH: dict[str, type[BaseException]] = {
-    "test_Guards.py::test_Guards__safer_getattr__1e": _DID_NOT,
+    # The membrane refuses the module the test hands to compiled code.
+    "test_Guards.py::test_Guards__safer_getattr__1e": TypeError,
     "test_Guards.py::test_Guards__safer_getattr__1g": _DID_NOT,
     "test_Guards.py::test_Guards__safer_getattr__1h": _DID_NOT,
     "test_Guards.py::test_Guards__safer_getattr__1i": _DID_NOT,
@@ -263,6 +264,10 @@ FAILS_WITH: dict[str, type[BaseException]] = {
     "test_iterating_over_dict_items.py::test_iterate_over_dict_items_plain": _DID_NOT,
     "test_eval.py::test_Eval__RestictionCapableEval__eval_1": TypeError,
     "test_eval.py::test_call": TypeError,
+    "test_eval.py::test_Eval__RestictionCapableEval__eval__2": TypeError,
+    "test_print_function.py::test_print_function__simple_prints": KeyError,
+    "test_print_function.py::test_print_function_with_star_args": KeyError,
+    "test_print_function.py::test_print_function_with_kw_args": KeyError,
     "test_eval.py::test_eval": TypeError,
     "test_print_function.py::test_print_function__nested_print_collector": TypeError,
     "test_print_function.py::test_print_function_conditional_print": TypeError,

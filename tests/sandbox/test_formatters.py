@@ -61,7 +61,9 @@ ROUTE_SCRIPTS = {
         "print(pd.DataFrame({'a': [1.5]}).to_string(float_format=walk))\n"
     ),
     "pandas Styler.format as a str": (
-        "import pandas as pd\npd.DataFrame({'a': [1.5]}).style.format('{0.__class__}')\n"
+        # Applied when the table renders (with jinja2; without it, no Styler at all).
+        "import pandas as pd\n"
+        "pd.DataFrame({'a': [1.5]}).style.format('{0.__class__.__init__.__globals__}').to_html()\n"
     ),
     "matplotlib StrMethodFormatter, bar_label and clabel templates": (
         "import matplotlib.ticker as ticker\n"
