@@ -2,26 +2,30 @@
 
 ``Session.run`` sends a script, serves the worker's tool calls, enforces the wall-clock
 and hard CPU limits itself by killing the worker's process group, and returns an
-:class:`Execution` whatever happens. Its workers come from the
-:class:`~sandbox.host.supply.WorkerSupply` its sandbox handed it.
+:class:`Execution` whatever happens. The run itself is a state machine
+(``run_machine.py``), waited for in the caller's thread (:meth:`Session.run`) or with
+the event loop (:meth:`Session.run_async`, holding no thread: ``run_drivers.py``). Its
+workers come from the :class:`~sandbox.host.supply.WorkerSupply` its sandbox handed it.
 """
 
 from __future__ import annotations
 
 import asyncio
-import select
 import threading
 import time
+from collections.abc import Callable
 from types import TracebackType
-from typing import Any, Self
+from typing import Self
 
 from sandbox.errors import SandboxError
-from sandbox.execution import ErrorCode, Execution, WrittenFile
+from sandbox.execution import ErrorCode, Execution, ToolCallRecord, WrittenFile
 from sandbox.host.deaths import explain_death
-from sandbox.host.frames import RunDone, parse_worker_message
+from sandbox.host.frames import RunDone
+from sandbox.host.run_drivers import LoopDriver, PollDriver
 from sandbox.host.run_limits import capped_answer, refuse_source
+from sandbox.host.run_machine import CpuWatch, Finished, Lost, RunMachine, Stopped
 from sandbox.host.supply import WorkerSupply
-from sandbox.host.tool_flight import CallRefused, Flight
+from sandbox.host.tool_flight import Flight
 from sandbox.host.tools import ToolSet
 from sandbox.host.workers import WorkerHandle
 from sandbox.host.writes.changed import WrittenFiles
@@ -29,21 +33,8 @@ from sandbox.host.writes.staged import StagedWrites
 from sandbox.host.writes.usage import MountUsage
 from sandbox.limits_text import explain
 from sandbox.output import Error
-from sandbox.protocol import (
-    ChannelClosed,
-    FrameTooLarge,
-    Op,
-    encode,
-    encode_run,
-    in_flight_cap,
-    send_by,
-)
+from sandbox.protocol import ExitedNotice, Op, encode, in_flight_cap
 
-#: How often a waiting run checks the worker's CPU time.
-_POLL_S = 0.05
-#: How far the worker's own CPU count may run ahead of the kernel's (/proc counts in
-#: ticks, sampled: it lags a precise thread clock by a tick or two).
-_CPU_CLAIM_SLACK_S = 0.5
 #: How long a dead worker's exit notice is awaited (the zygote sends it at once).
 _EXIT_NOTICE_S = 2.0
 
@@ -128,30 +119,83 @@ class Session:
         even if it is set before the run has a worker.
         """
         with self._run_lock:
-            if self._closed:
-                raise SandboxError("the session is closed")
-            if self._overdrawn is not None:
-                return Execution(
-                    output=Error(message=self._overdrawn), error_code=ErrorCode.OUTPUT_LIMIT
-                )
-            if cancel is None:
-                cancel = self._own_abort  # reused: an Event costs microseconds to make
-                cancel.clear()
-            self._abort = cancel
-            refusal = refuse_source(source, self._limits)
+            refusal = self._refusal(source, cancel)
             if refusal is not None:
                 return refusal
-            restarted = False
+            restarted = self._worker_lost if self._worker is None else False
             if self._worker is None:
                 self._start_worker()
-                restarted = self._worker_lost
                 self._worker_lost = False
-            if self._abort.is_set() and self._worker is not None:
-                self._worker.kill()  # cancelled while the worker was starting
-            execution = self._drive(source)
-            if restarted:
-                execution = execution.model_copy(update={"worker_restarted": True})
-            return execution
+            driver = PollDriver()
+            machine = self._machine(driver.notify, inline=True)
+            try:
+                end = driver.run(machine, source)
+            finally:
+                records = machine.flight.close()  # idempotent; nothing is left in flight
+            if isinstance(end, Lost):
+                peak = machine.worker.memory_bytes() or 0  # read while /proc has it
+                origin, pid = machine.worker.origin, machine.worker.pid
+                status = origin.exit_status(pid, _EXIT_NOTICE_S) if origin else None
+                execution, zygote_dead = self._died(machine, end, records, status, peak)
+                if zygote_dead:
+                    self._supply.check_zygote()
+            else:
+                execution = self._ended(machine, end, records)
+                self._supply.ran(machine.worker)
+            return _restarted(execution) if restarted else execution
+
+    async def run_async(self, source: str) -> Execution:
+        """:meth:`run` on the running event loop: the run waits with the loop, not in
+        a thread; async tools run on this loop, sync ones on the sandbox's tool
+        threads. Cancelling it kills the worker (the next run starts a fresh one)."""
+        if not self._run_lock.acquire(blocking=False):
+            raise SandboxError("the session is running another script")
+        try:
+            refusal = self._refusal(source, None)
+            if refusal is not None:
+                return refusal
+            restarted = self._worker_lost if self._worker is None else False
+            if self._worker is None:
+                await self._supply.in_start_thread(self._start_worker)
+                self._worker_lost = False
+            driver = LoopDriver(asyncio.get_running_loop())
+            machine = self._machine(driver.notify, inline=False)
+            try:
+                end = await driver.run(machine, source)
+            except BaseException:
+                machine.worker.kill()  # cancelled: the worker goes, the session stays
+                machine.flight.close()
+                await _gone(machine.worker)
+                self._retire(machine.worker)
+                raise
+            records = machine.flight.close()
+            if isinstance(end, Lost):
+                peak = machine.worker.memory_bytes() or 0  # read while /proc has it
+                status = await _exit_status(machine.worker)
+                execution, zygote_dead = self._died(machine, end, records, status, peak)
+                if zygote_dead:
+                    await self._supply.in_start_thread(self._supply.check_zygote)
+            else:
+                execution = self._ended(machine, end, records)
+                self._supply.ran(machine.worker)
+            return _restarted(execution) if restarted else execution
+        finally:
+            self._run_lock.release()
+
+    def _refusal(self, source: str, cancel: threading.Event | None) -> Execution | None:
+        """Why this run cannot start (an Execution saying so), or None; sets the abort
+        event the run watches."""
+        if self._closed:
+            raise SandboxError("the session is closed")
+        if self._overdrawn is not None:
+            return Execution(
+                output=Error(message=self._overdrawn), error_code=ErrorCode.OUTPUT_LIMIT
+            )
+        if cancel is None:
+            cancel = self._own_abort  # reused: an Event costs microseconds to make
+            cancel.clear()
+        self._abort = cancel
+        return refuse_source(source, self._limits)
 
     def kill(self) -> None:
         """Kill the current worker now (a running ``run`` returns promptly)."""
@@ -181,10 +225,9 @@ class Session:
     ) -> None:
         self.close()
 
-    # -- the run loop ------------------------------------------------------------------
-    def _drive(self, source: str) -> Execution:
-        # Everything the worker says is checked here again: with the language layer off,
-        # a script can write its own frames to the channel.
+    # -- the run ----------------------------------------------------------------------
+    def _machine(self, notify: Callable[[], None], *, inline: bool) -> RunMachine:
+        """The state machine of the next run (see ``run_machine.py``)."""
         worker = self._worker
         assert worker is not None
         limits = self._limits
@@ -194,83 +237,33 @@ class Session:
             self._in_flight_cap,
             self._supply.tool_threads,
             self._tool_loop,
-            self._abort,
+            notify,
+            inline=inline,
         )
-        started = time.perf_counter()
-        # Time spent in host tools does not count against the script (flight.paused).
-        deadline = started + limits.wall_s
-        # The worker's own CPU clock at the end of its previous message; /proc is read
-        # only when a run lasts longer than one poll interval.
-        cpu_start = self._worker_cpu
         self._seq += 1
-        try:
-            if self._pause_between_runs:
-                worker.resume()
-            if not send_by(worker.sock, encode_run(source, self._seq), deadline):
-                return self._killed(worker, ErrorCode.TIMEOUT, started, flight)
-            while True:
-                frame = worker.reader.next_frame()
-                if frame is None:
-                    now = time.perf_counter()
-                    paused = flight.paused(now)
-                    for answer in flight.replies() if flight.busy else ():
-                        if not send_by(worker.sock, answer, deadline + paused):
-                            return self._killed(worker, ErrorCode.TIMEOUT, started, flight)
-                    remaining = deadline + paused - now
-                    if remaining <= 0:
-                        return self._killed(worker, ErrorCode.TIMEOUT, started, flight)
-                    wake = flight.wake_fd
-                    waited: list[Any] = [worker.sock] if wake is None else [worker.sock, wake]
-                    ready, _, _ = select.select(waited, [], [], min(remaining, _POLL_S))
-                    if worker.sock in ready:
-                        worker.reader.fill()
-                    if ready:
-                        continue
-                    cpu = worker.cpu_seconds()
-                    if cpu is not None and cpu - cpu_start > limits.cpu_hard_s:
-                        return self._killed(worker, ErrorCode.CPU_LIMIT, started, flight)
-                    if cpu is not None and cpu_start - cpu > _CPU_CLAIM_SLACK_S:
-                        # The worker's own count (its last done) is ahead of the kernel's:
-                        # a worker claiming more would put off the check above at will.
-                        raise ValueError("protocol violation: the worker overstated its CPU time")
-                    continue
-                message = parse_worker_message(frame)
-                if message.op == Op.CALL:
-                    reply = flight.take(message)
-                    if reply is not None and not send_by(
-                        worker.sock, reply, deadline + flight.paused(time.perf_counter())
-                    ):
-                        return self._killed(worker, ErrorCode.TIMEOUT, started, flight)
-                elif message.op == Op.CRASH:
-                    raise ValueError(f"worker error: {message.message}")
-                elif message.op == Op.DONE:
-                    if message.seq != self._seq:
-                        continue  # not this run's answer (a stale or forged frame)
-                    if self._pause_between_runs:
-                        # Nothing may run between two runs, whatever the script left behind.
-                        worker.pause()
-                    self._worker_cpu = message.process_cpu_s
-                    return self._finished(message, len(frame), started, flight)
-                else:
-                    raise ValueError(f"unexpected {message.op!r} message during a run")
-        except CallRefused as exc:
-            return self._killed(worker, exc.code, started, flight, exc.message)
-        except (ChannelClosed, OSError):
-            return self._died(worker, started, flight, detail=None)
-        except (FrameTooLarge, ValueError) as exc:
-            worker.kill()
-            return self._died(worker, started, flight, detail=str(exc))
-        finally:
-            flight.close()  # idempotent: nothing is left in flight, whatever happened
+        if self._abort.is_set():
+            worker.kill()  # cancelled while the worker was starting
+        return RunMachine(
+            worker,
+            flight,
+            wall_s=limits.wall_s,
+            seq=self._seq,
+            watch=CpuWatch(worker, self._worker_cpu, limits.cpu_hard_s),
+            abort=self._abort,
+            pause_between_runs=self._pause_between_runs,
+        )
+
+    def _ended(
+        self, machine: RunMachine, end: Finished | Stopped, records: list[ToolCallRecord]
+    ) -> Execution:
+        if isinstance(end, Finished):
+            self._worker_cpu = end.message.process_cpu_s
+            return self._finished(end.message, end.size, machine, records)
+        return self._killed(machine, end.code, records, end.message)
 
     def _finished(
-        self,
-        message: RunDone,
-        frame_size: int,
-        started: float,
-        flight: Flight,
+        self, message: RunDone, frame_size: int, machine: RunMachine, records: list[ToolCallRecord]
     ) -> Execution:
-        records = flight.close()
         output, stdout, truncated, error_code = capped_answer(message, frame_size, self._limits)
         overdrawn = self._check_writes()
         if overdrawn is not None:
@@ -284,7 +277,7 @@ class Session:
             stdout=stdout,
             stdout_truncated=truncated,
             error_code=error_code,
-            duration_s=time.perf_counter() - started - flight.tool_time,
+            duration_s=_run_time(machine),
             cpu_s=message.cpu_s,
             peak_memory_bytes=message.peak_memory_bytes,
             tool_calls=records,
@@ -317,22 +310,21 @@ class Session:
 
     def _killed(
         self,
-        worker: WorkerHandle,
+        machine: RunMachine,
         code: ErrorCode,
-        started: float,
-        flight: Flight,
+        records: list[ToolCallRecord],
         message: str | None = None,
     ) -> Execution:
+        worker = machine.worker
         cpu = worker.cpu_seconds() or 0.0
         peak = worker.memory_bytes() or 0  # read while /proc still has it
         self._retire(worker)
-        records, tool_time = flight.close(), flight.tool_time
         message = message or explain(code.value, self._limits.model_dump())
         files, unchecked = self._writes_of_stopped_run()
         return Execution(
             output=Error(message=message + unchecked),
             error_code=code,
-            duration_s=time.perf_counter() - started - tool_time,
+            duration_s=_run_time(machine),
             cpu_s=cpu,
             peak_memory_bytes=peak,
             tool_calls=records,
@@ -342,40 +334,40 @@ class Session:
 
     def _died(
         self,
-        worker: WorkerHandle,
-        started: float,
-        flight: Flight,
-        detail: str | None,
-    ) -> Execution:
+        machine: RunMachine,
+        end: Lost,
+        records: list[ToolCallRecord],
+        status: ExitedNotice | None,
+        peak: int,
+    ) -> tuple[Execution, bool]:
+        """The run whose worker died, and whether its zygote died too (the caller then
+        has it replaced)."""
+        worker = machine.worker
         killed_by_host = worker.killed_by_host
-        records, tool_time = flight.close(), flight.tool_time
-        peak = worker.memory_bytes() or 0
         self._retire(worker, release=False)
         files, unchecked = self._writes_of_stopped_run()
         origin = worker.origin
-        status = origin.exit_status(worker.pid, _EXIT_NOTICE_S) if origin else None
         zygote_cause = None
         if origin is not None and not origin.alive:
             zygote_cause = origin.death_cause()
         self._supply.release(worker)
-        if zygote_cause is not None:
-            self._supply.check_zygote()
         death = explain_death(
             status,
             killed_by_host=killed_by_host,
-            detail=detail,
+            detail=end.detail,
             zygote_cause=zygote_cause,
             limits=self._limits.model_dump(),
         )
-        return Execution(
+        execution = Execution(
             output=Error(message=death.message + unchecked),
             error_code=death.code,
-            duration_s=time.perf_counter() - started - tool_time,
+            duration_s=_run_time(machine),
             peak_memory_bytes=peak,
             tool_calls=records,
             confinement=self.confinement,
             files=files,
         )
+        return execution, zygote_cause is not None
 
     def _writes_of_stopped_run(self) -> tuple[list[WrittenFile], str]:
         """What a stopped or dead worker's run wrote, and a sentence for its message if
@@ -387,3 +379,33 @@ class Session:
             return self._files_written(), ""
         except OSError as exc:
             return [], f" What the run wrote could not be checked: {exc.strerror or exc}."
+
+
+def _run_time(machine: RunMachine) -> float:
+    """The run's wall time, less the time spent in tools."""
+    return time.perf_counter() - machine.started - machine.flight.tool_time
+
+
+def _restarted(execution: Execution) -> Execution:
+    return execution.model_copy(update={"worker_restarted": True})
+
+
+async def _exit_status(worker: WorkerHandle) -> ExitedNotice | None:
+    """The dead worker's exit notice, awaited without holding the loop (the zygote
+    sends it at once; on a loaded machine it may take a moment)."""
+    origin = worker.origin
+    if origin is None:
+        return None
+    deadline = time.perf_counter() + _EXIT_NOTICE_S
+    while True:
+        status = origin.exit_status(worker.pid, 0)
+        if status is not None or time.perf_counter() >= deadline or not origin.alive:
+            return status
+        await asyncio.sleep(0.002)
+
+
+async def _gone(worker: WorkerHandle) -> None:
+    """Wait (a moment at most) for a killed worker to have exited."""
+    deadline = time.perf_counter() + _EXIT_NOTICE_S
+    while worker.alive() and time.perf_counter() < deadline:
+        await asyncio.sleep(0.002)
