@@ -298,6 +298,8 @@ class UnencodableText(ValueError):
 #: a measurable share of a small frame's cost.
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 _dumps = _ENCODER.encode
+#: Compact JSON text of a value, as frames carry it (``"\u2028"`` and the like as is).
+json_text = _ENCODER.encode
 
 
 def frame_text(text: str, *, replace: bool = False) -> bytes:
@@ -344,8 +346,11 @@ def encode_done(done: DoneFrame) -> bytes:
     output = done["output"]
     if not isinstance(output, str):
         return encode(done, replace=True)
-    rest = _dumps({key: value for key, value in done.items() if key != "output"})
-    return frame_text(f'{{"output":{output},{rest[1:]}', replace=True)
+    done["output"] = ""  # a placeholder, replaced by the encoded output as is
+    text = _dumps(done)
+    done["output"] = output
+    cut = text.index('"output":""') + 9
+    return frame_text(f"{text[:cut]}{output}{text[cut + 2 :]}", replace=True)
 
 
 def host_frame_cap(limits: dict[str, Any]) -> int:

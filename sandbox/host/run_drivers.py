@@ -61,7 +61,12 @@ class PollDriver:
         waker: _Waker | None = getattr(_local, "waker", None)
         if waker is None:
             waker = _local.waker = _Waker()
+            # One poller per thread too, the waker registered once (a stale wake-up
+            # from an earlier run costs one more turn of the loop, nothing else).
+            _local.poller = select.poll()
+            _local.poller.register(waker.fd, select.POLLIN)
         self._waker = waker
+        self._poller: select.poll = _local.poller
 
     def notify(self) -> None:
         """A tool call finished (from any thread)."""
@@ -69,30 +74,32 @@ class PollDriver:
 
     def run(self, machine: RunMachine, source: str) -> RunEnd:
         """Run ``source`` to its end."""
-        waker = self._waker
-        waker.drain()
-        poller = select.poll()
-        poller.register(waker.fd, select.POLLIN)
-        fd = machine.fd
+        waker, poller, fd = self._waker, self._poller, machine.fd
         now = time.perf_counter()
         machine.begin(source, now)
         writing: bool | None = None
-        while machine.end is None:
-            if machine.wants_write is not writing:
-                writing = machine.wants_write
-                poller.register(fd, _READ | (select.POLLOUT if writing else 0))
-            wait_ms = math.ceil((machine.wake_at(now) - now) * 1000)
-            events = poller.poll(max(0, wait_ms))
-            now = time.perf_counter()
-            for ready, mask in events:
-                if ready != fd:
-                    waker.drain()
-                    continue
-                if mask & _READ:
-                    machine.readable(now)
-                if mask & select.POLLOUT:
-                    machine.writable()
-            machine.tick(now)
+        try:
+            while machine.end is None:
+                if machine.wants_write is not writing:
+                    writing = machine.wants_write
+                    poller.register(fd, _READ | (select.POLLOUT if writing else 0))
+                wait_ms = math.ceil((machine.wake_at(now) - now) * 1000)
+                events = poller.poll(max(0, wait_ms))
+                now = time.perf_counter()
+                for ready, mask in events:
+                    if ready != fd:
+                        waker.drain()
+                        continue
+                    if mask & _READ:
+                        machine.readable(now)
+                    if mask & select.POLLOUT:
+                        machine.writable()
+                machine.tick(now)
+        finally:
+            try:
+                poller.unregister(fd)
+            except (KeyError, ValueError):
+                pass  # never registered, or closed meanwhile
         end = machine.end
         assert end is not None
         return end

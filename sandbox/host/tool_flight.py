@@ -94,9 +94,12 @@ class Flight:
         self._due: dict[int, tuple[float, float, Callable[[], None] | None]] = {}
         self._parked: dict[int, float] = {}  # id -> timeout, of sync calls awaiting a slot
         self._tasks: dict[int, asyncio.Task[ToolOutcome] | None] = {}
-        self._finished: queue.SimpleQueue[tuple[int, ToolOutcome]] = queue.SimpleQueue()
+        self._finished: queue.SimpleQueue[tuple[int, ToolOutcome]] = _NO_OUTCOMES
         self._on_loop: asyncio.AbstractEventLoop | None = None
-        self._lock = threading.Condition()
+        # A plain Lock: most runs make no call, and a Condition (an RLock inside) cost a
+        # measurable share of a trivial run; tasks wait on one made when needed.
+        self._lock = threading.Lock()
+        self._tasks_done: threading.Condition | None = None
         self._closed = False
         self._send: Callable[[bytes], bool] | None = None
 
@@ -160,6 +163,8 @@ class Flight:
         return _reply_frame(outcome, call.id)
 
     def _enter(self, call: Call) -> None:
+        if self._finished is _NO_OUTCOMES:
+            self._finished = queue.SimpleQueue()
         if self._busy_since is None:
             self._busy_since = time.perf_counter()
         self._pending[call.id] = call
@@ -188,6 +193,8 @@ class Flight:
         if timeout is not None:
             self._due[call.id] = (time.perf_counter() + timeout + _OVERDUE_S, timeout, None)
         with self._lock:
+            if self._tasks_done is None:
+                self._tasks_done = threading.Condition(self._lock)
             self._tasks[call.id] = None
         options = {
             "timeout": self._limits.tool_timeout_s,
@@ -210,7 +217,7 @@ class Flight:
         with self._lock:
             if self._closed:
                 del self._tasks[call.id]
-                self._lock.notify_all()
+                self._notify_tasks_done()
                 return
             running = functools.partial(self._running, call.id)  # sync tools only
             coroutine = self._tools.invoke_async(
@@ -257,7 +264,7 @@ class Flight:
             )
         with self._lock:
             self._tasks.pop(call.id, None)
-            self._lock.notify_all()
+            self._notify_tasks_done()
         if outcome is not None:
             self._finish(call.id, outcome)
 
@@ -285,6 +292,11 @@ class Flight:
         if not self._pending and since is not None:
             self.tool_time += time.perf_counter() - since
             self._busy_since = None
+
+    def _notify_tasks_done(self) -> None:
+        """Under the lock: a task ended (a closing run may wait for them)."""
+        if self._tasks_done is not None:
+            self._tasks_done.notify_all()
 
     def _finish(self, call_id: int, outcome: ToolOutcome) -> None:
         """From any thread: ``call_id`` has its outcome."""
@@ -388,11 +400,11 @@ class Flight:
                         loop.call_soon_threadsafe(task.cancel)
             except RuntimeError:
                 pass  # the loop is closed: its tasks are gone with it
-            if not here:
+            if not here and self._tasks_done is not None:
                 # Another thread's loop: let the cancelled tasks finish (a tool's own
                 # cleanup) before the run returns. On this loop they finish after it.
-                with self._lock:
-                    self._lock.wait_for(lambda: not self._tasks, _ABANDON_WAIT_S)
+                with self._tasks_done:
+                    self._tasks_done.wait_for(lambda: not self._tasks, _ABANDON_WAIT_S)
         while True:  # finished, even if their replies will not be sent
             try:
                 call_id, outcome = self._finished.get_nowait()
@@ -411,6 +423,10 @@ class Flight:
             self._records[call_id] = outcome.record
         self._pending.clear()
         self._due.clear()
+
+
+#: Stands for a run's finished calls until its first call: never holds anything.
+_NO_OUTCOMES: queue.SimpleQueue[tuple[int, ToolOutcome]] = queue.SimpleQueue()
 
 
 def _running_loop() -> asyncio.AbstractEventLoop | None:

@@ -15,7 +15,9 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import inspect
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -67,7 +69,31 @@ class ToolOutcome:
 ToolGate = Callable[[str, dict[str, Any]], Coroutine[Any, Any, str | None]]
 
 
+#: Validating wrappers of the tools sessions were opened with, newest last: building
+#: one (pydantic's schema of the signature) cost 0.5 ms a tool, at every session start.
+_VALIDATED: OrderedDict[Callable[..., Any], Callable[..., Any]] = OrderedDict()
+_VALIDATED_KEPT = 256
+_validated_lock = threading.Lock()
+
+
 def _validated(fn: Callable[..., Any]) -> Callable[..., Any]:
+    if not inspect.isfunction(fn):
+        # A bound method or callable object would keep its owner alive in the cache.
+        return _validate_call(fn)
+    with _validated_lock:
+        known = _VALIDATED.get(fn)
+        if known is not None:
+            _VALIDATED.move_to_end(fn)
+            return known
+    wrapped = _validate_call(fn)
+    with _validated_lock:
+        _VALIDATED[fn] = wrapped
+        while len(_VALIDATED) > _VALIDATED_KEPT:
+            _VALIDATED.popitem(last=False)
+    return wrapped
+
+
+def _validate_call(fn: Callable[..., Any]) -> Callable[..., Any]:
     config = pydantic.ConfigDict(arbitrary_types_allowed=True)
     try:
         return pydantic.validate_call(config=config)(fn)
@@ -316,12 +342,15 @@ class ToolSet:
             return self._failure(
                 name, arguments, started, entered, type(exc).__name__, describe(exc)
             )
-        record = ToolCallRecord(
+        # Every field is the host's own and JSON already (arguments parsed from a frame,
+        # the result converted above): no validation pass.
+        record = ToolCallRecord.model_construct(
             name=name,
             arguments=arguments,
             ok=True,
             duration_s=time.perf_counter() - started,
             result=result,
+            error=None,
         )
         # The call's id is the flight's to set (tool_flight.py), as it sends the answer.
         reply: ToolValue = {"op": Op.RESULT, "id": 0, "ok": True, "value": result}

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import builtins
 import inspect
-import json
 import resource
 import signal
 import time
@@ -28,6 +27,7 @@ from sandbox.protocol import (
     ErrorCodeName,
     Op,
     ResultFrame,
+    json_text,
     name_refusal,
 )
 from sandbox.worker.language.callables import builtin
@@ -322,11 +322,7 @@ class ScriptRuntime:
         worker embeds it in the frame as is), else a dict explaining why not."""
         value: dict[str, Any] | str
         try:
-            encoded = json.dumps(
-                {key: to_json(item) for key, item in output.items()},
-                ensure_ascii=False,
-                separators=(",", ":"),
-            )
+            encoded = json_text({key: to_json(item) for key, item in output.items()})
             if len(encoded) > self.limits["result_bytes"]:
                 value = {"type": "error", "message": explain("result_limit", self.limits)}
                 error_code = Code.OUTPUT_LIMIT
@@ -343,15 +339,16 @@ class ScriptRuntime:
             value = {"type": "error", "message": explain(Code.MEMORY_LIMIT, self.limits)}
             error_code = Code.MEMORY_LIMIT
         stdout = "".join(self._printed)
+        cpu_now = time.thread_time()
         return {
             "op": Op.DONE,
             "output": value,
             "stdout": stdout,
             "stdout_truncated": self._stdout_truncated,
             "error_code": error_code,
-            "cpu_s": round(time.thread_time() - cpu_start, 6),
+            "cpu_s": round(cpu_now - cpu_start, 6),
             "peak_memory_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
-            "process_cpu_s": time.thread_time(),
+            "process_cpu_s": cpu_now,
         }
 
     def format_exception(self, exc: BaseException) -> str:
