@@ -127,6 +127,13 @@ class ScriptRuntime:
         bind_streams(self._capture, int(limits.get("recursion_depth", 200)))
         self._reset()
 
+    def connect(self, call_host: Callable[[CallFrame], ResultFrame], channel: ToolChannel) -> None:
+        """Bind the worker's tool channel, for a runtime built before its worker had one
+        (the zygote builds one runtime that every worker it forks starts from)."""
+        self._call_host = call_host
+        self._channel = channel
+        attach_channel(channel)
+
     def _register_string(self, text: str) -> str:
         """A file name for a string given to eval/exec, its lines kept for tracebacks."""
         filename = f"<script-string#{len(self._sources) + 1}>"
