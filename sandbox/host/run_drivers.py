@@ -84,6 +84,7 @@ class PollDriver:
                     writing = machine.wants_write
                     poller.register(fd, _READ | (select.POLLOUT if writing else 0))
                 wait_ms = math.ceil((machine.wake_at(now) - now) * 1000)
+                machine.launch()
                 events = poller.poll(max(0, wait_ms))
                 now = time.perf_counter()
                 for ready, mask in events:
@@ -186,3 +187,4 @@ class LoopDriver:
             self._timer_at = wake
             at = self._loop.time() + max(0.0, wake - now)
             self._timer = self._loop.call_at(at, self._on_timer)
+        machine.launch()

@@ -179,6 +179,11 @@ class RunMachine:
         due = self.flight.next_due()
         return wake if due is None else min(wake, due)
 
+    def launch(self) -> None:
+        """Hand the tool calls taken to their threads: the drivers call this right
+        before they wait, when the interpreter is about to be free for those threads."""
+        self.flight.launch()
+
     def writable(self) -> None:
         """Send what waits, as far as the channel takes it now."""
         if not self._out or self.end is not None:

@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import math
 import queue
 import threading
 import time
@@ -100,6 +101,14 @@ class Flight(LoopCalls):
         self._tasks_done: threading.Condition | None = None
         self._closed = False
         self._send: Callable[[bytes], bool] | None = None
+        self._launches: list[Callable[[], None]] = []
+
+    def launch(self) -> None:
+        """Hand the calls taken since the last launch to their tool threads (the run
+        loop calls this just before it waits)."""
+        launches = self._launches
+        while launches:
+            launches.pop(0)()
 
     def answer_with(self, send: Callable[[bytes], bool]) -> None:
         """Let a tool thread send a plain call's reply itself (``send`` returns True
@@ -181,8 +190,11 @@ class Flight(LoopCalls):
         )
         if isinstance(started, ToolOutcome):  # refused before it ran: no thread to spare
             self._finish(call.id, started)
-        elif timeout is not None:
-            self._due[call.id] = (time.perf_counter() + timeout, timeout, started)
+            return
+        self._launches.append(started.launch)
+        # Kept without a timeout too (never due): a run that ends gives it up.
+        due = math.inf if timeout is None else time.perf_counter() + timeout
+        self._due[call.id] = (due, timeout or 0.0, started.give_up)
 
     def _answer(self, call_id: int, outcome: ToolOutcome) -> None:
         """From the tool thread of a plain call: the reply straight to the worker."""
@@ -283,6 +295,7 @@ class Flight(LoopCalls):
     def close(self) -> list[ToolCallRecord]:
         """End the run's calls: cancel those in flight, record them as abandoned; the
         records of every call, in the order the script made them."""
+        self._launches.clear()  # never handed over: their slots go back with _abandon
         with self._lock:
             closing, self._closed = not self._closed, True
         if closing and self._pending:

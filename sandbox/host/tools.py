@@ -64,6 +64,17 @@ class ToolOutcome:
     elapsed_s: float
 
 
+@dataclass(frozen=True)
+class ThreadedCall:
+    """A plain sync call ready for a tool thread. ``launch`` hands it over — the run
+    loop does so just before it waits, so that the thread does not wake to find the
+    interpreter still busy and wait for it a second time; ``give_up`` lets it go past
+    its timeout (a call still running hangs in its thread, keeping its slot)."""
+
+    launch: Callable[[], None]
+    give_up: Callable[[], None]
+
+
 #: Asked before each call (name, bound arguments); returns None to proceed or the reason
 #: for refusing. Awaited without any timeout: a person may be deciding.
 ToolGate = Callable[[str, dict[str, Any]], Coroutine[Any, Any, str | None]]
@@ -162,11 +173,10 @@ class ToolSet:
         threads: ToolThreads,
         max_result_bytes: int,
         finished: Callable[[ToolOutcome], None],
-    ) -> Callable[[], None] | ToolOutcome:
-        """Start a plain call of a sync tool on a tool thread, holding one of its
-        session's slots; ``finished`` gets the outcome, from that thread. Returns what
-        gives the call up (past its timeout: a call still running then hangs in its
-        thread, keeping its slot), or the outcome of a call that could not start."""
+    ) -> ThreadedCall | ToolOutcome:
+        """A plain call of a sync tool, ready for a tool thread and holding one of its
+        session's slots (``finished`` gets the outcome, from that thread), or the
+        outcome of a call that cannot start."""
         entered, arguments, fn, _ = self._begin(name, args, kwargs, 0.0)
         times = (entered, entered)
         failure: Exception
@@ -179,6 +189,7 @@ class ToolSet:
             failure = over_budget(name, exc)
             return self._conclude(name, arguments, times, None, failure, max_result_bytes)
         tool = fn
+        launched: list[concurrent.futures.Future[Any]] = []
 
         def call() -> None:
             started = time.perf_counter()
@@ -195,14 +206,24 @@ class ToolSet:
             self._slots.release(slot)
             finished(outcome)
 
-        try:
-            future = threads.submit(call)
-        except ToolBudgetExhausted as exc:
-            self._slots.release(slot)
-            failure = over_budget(name, exc)
-            return self._conclude(name, arguments, times, None, failure, max_result_bytes)
-        self._slots.bind(slot, future)
-        return lambda: self._let_go(future, slot)
+        def launch() -> None:
+            try:
+                future = threads.submit(call)
+            except ToolBudgetExhausted as exc:
+                self._slots.release(slot)
+                refused = over_budget(name, exc)
+                finished(self._conclude(name, arguments, times, None, refused, max_result_bytes))
+                return
+            self._slots.bind(slot, future)
+            launched.append(future)
+
+        def give_up() -> None:
+            if launched:
+                self._let_go(launched[0], slot)
+            else:
+                self._slots.release(slot)
+
+        return ThreadedCall(launch, give_up)
 
     def _arguments(self, name: str, args: list[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
         signature = self._signatures.get(name)
