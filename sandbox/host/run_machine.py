@@ -77,6 +77,7 @@ class ResourceWatch(Protocol):
 class CpuWatch:
     """The worker's CPU time this run, from /proc, against the hard CPU limit."""
 
+    __slots__ = ("_hard", "_start", "_worker")
     interval_s = WATCH_INTERVAL_S
 
     def __init__(self, worker: WorkerHandle, cpu_start: float, cpu_hard_s: float) -> None:
@@ -100,6 +101,12 @@ class CpuWatch:
 
 class RunMachine:
     """One run of ``source`` in ``worker``; see the module docstring."""
+
+    # Made for every run: slots make its attributes cheaper to set and read.
+    __slots__ = (
+        "_abort", "_deadline", "_next_watch", "_out", "_pause", "_send_lock", "_seq",
+        "_wall_s", "_watch", "end", "flight", "started", "worker",
+    )
 
     def __init__(
         self,

@@ -65,6 +65,13 @@ class Flight(LoopCalls):
     run in the caller's thread (a sync run's).
     """
 
+    # Made for every run: slots make its attributes cheaper to set and read.
+    __slots__ = (
+        "_busy_since", "_cap", "_closed", "_due", "_finished", "_inline", "_last_id",
+        "_launches", "_limits", "_lock", "_loop", "_notify", "_parked", "_pending",
+        "_records", "_send", "_tasks", "_threads", "_tools", "tool_time",
+    )
+
     def __init__(
         self,
         tools: ToolSet,

@@ -26,6 +26,8 @@ OVERDUE_S = 2.0
 class LoopCalls:
     """The task half of a run's calls (mixed into ``Flight``, which owns the state)."""
 
+    __slots__ = ("_on_loop", "_tasks_done")
+
     _tools: ToolSet
     _limits: SandboxLimits
     _threads: Callable[[], ToolThreads]
