@@ -10,7 +10,7 @@ calls a sync tool; every ``--sub-every`` steps the script calls a sub-agent too 
 agent of its own, one step); one script in a hundred hits a limit (it asks for more
 memory than the policy allows); the last step returns the final result. A step's
 latency runs from the model's reply to the next request (the script, its tool and
-sub-agent, the loop's feedback).
+sub-agent, the loop's feedback), less the sub-agent's model's pause.
 
 The baseline runs the same workload with a process per script: each script (and the
 sub-agent's) in a fresh ``python -c`` subprocess, the tool a function in the script.
@@ -76,8 +76,11 @@ def script(user: int, step: int, steps: int, sub_every: int, *, sandboxed: bool)
     return "\n".join(lines)
 
 
-async def think(rng: random.Random, mean: float) -> None:
-    await asyncio.sleep(rng.expovariate(1 / mean) if mean > 0 else 0)
+async def think(rng: random.Random, mean: float) -> float:
+    """The model's pause; how long it was."""
+    pause = rng.expovariate(1 / mean) if mean > 0 else 0.0
+    await asyncio.sleep(pause)
+    return pause
 
 
 async def sandboxed_user(
@@ -85,10 +88,15 @@ async def sandboxed_user(
 ) -> None:
     rng = random.Random(user)
     replied: list[float] = []
+    thought = [0.0]  # the sub-agent's model pauses during the current step
+
+    def step_done() -> None:
+        tally.latencies.append(time.perf_counter() - replied[-1] - thought[0])
+        thought[0] = 0.0
 
     async def reply(messages: list[Message], info: CallInfo) -> str:
         if replied:
-            tally.latencies.append(time.perf_counter() - replied[-1])
+            step_done()
         await think(rng, options.think)
         step = len(replied)
         replied.append(time.perf_counter())
@@ -97,7 +105,7 @@ async def sandboxed_user(
         return f"Step {step}.\n{FENCE}python\n{source}\n{FENCE}"
 
     async def helper_reply(messages: list[Message], info: CallInfo) -> str:
-        await think(rng, options.think)
+        thought[0] += await think(rng, options.think)
         tally.scripts += 1
         return f"{FENCE}python\nfinal_result(1)\n{FENCE}"
 
@@ -109,7 +117,7 @@ async def sandboxed_user(
     )
     try:
         await agent.run("work", sandbox=sandbox)
-        tally.latencies.append(time.perf_counter() - replied[-1])
+        step_done()
     except Exception as exc:
         tally.errors += 1
         if tally.errors <= 3:
@@ -123,7 +131,7 @@ async def process_user(user: int, options: argparse.Namespace, tally: Tally) -> 
         started = time.perf_counter()
         source = script(user, step, options.steps, options.sub_every, sandboxed=False)
         if options.sub_every and step % options.sub_every == options.sub_every - 1:
-            await think(rng, options.think)  # the sub-agent's model
+            started += await think(rng, options.think)  # the sub-agent's model
             await _python(f"{TOOL}print(1)")
             tally.scripts += 1
         code = await _python(f"{TOOL}def final_result(v):\n    print(v)\n{source}")

@@ -5,7 +5,8 @@ host serving a thousand sessions holds descriptors far above 1024) on the worker
 channel and on a pipe that tool threads write to when a call finishes. It is the sync
 API's: many threads may each drive their own run. :class:`LoopDriver` waits with the
 event loop (``add_reader``, ``add_writer``, ``call_at``): an async run holds no thread
-at all, so runs nested in tools (sub-agents) never wait for a thread another run holds.
+at all, so runs nested in tools (sub-agents) never wait for a thread another run holds;
+what an async run waits for after its worker is killed or dies, it awaits too.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ import threading
 import time
 
 from sandbox.host.run_machine import RunEnd, RunMachine
+from sandbox.host.workers import WorkerHandle
+from sandbox.protocol import ExitedNotice
 
 _READ = select.POLLIN | select.POLLHUP | select.POLLERR | select.POLLNVAL
 
@@ -188,3 +191,24 @@ class LoopDriver:
             at = self._loop.time() + max(0.0, wake - now)
             self._timer = self._loop.call_at(at, self._on_timer)
         machine.launch()
+
+
+async def exit_status(worker: WorkerHandle, timeout: float) -> ExitedNotice | None:
+    """A dead worker's exit notice, awaited without holding the loop (the zygote sends
+    it at once; on a loaded machine it may take a moment)."""
+    origin = worker.origin
+    if origin is None:
+        return None
+    deadline = time.perf_counter() + timeout
+    while True:
+        status = origin.exit_status(worker.pid, 0)
+        if status is not None or time.perf_counter() >= deadline or not origin.alive:
+            return status
+        await asyncio.sleep(0.002)
+
+
+async def gone(worker: WorkerHandle, timeout: float) -> None:
+    """Wait, ``timeout`` at most, for a killed worker to have exited."""
+    deadline = time.perf_counter() + timeout
+    while worker.alive() and time.perf_counter() < deadline:
+        await asyncio.sleep(0.002)

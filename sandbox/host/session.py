@@ -21,7 +21,7 @@ from sandbox.errors import SandboxError
 from sandbox.execution import ErrorCode, Execution, ToolCallRecord, WrittenFile
 from sandbox.host.deaths import explain_death
 from sandbox.host.frames import RunDone
-from sandbox.host.run_drivers import LoopDriver, PollDriver
+from sandbox.host.run_drivers import LoopDriver, PollDriver, exit_status, gone
 from sandbox.host.run_limits import capped_answer, refuse_source
 from sandbox.host.run_machine import CpuWatch, Finished, Lost, RunMachine, Stopped
 from sandbox.host.supply import WorkerSupply
@@ -163,15 +163,18 @@ class Session:
             try:
                 end = await driver.run(machine, source)
             except BaseException:
-                machine.worker.kill()  # cancelled: the worker goes, the session stays
+                worker = machine.worker
+                worker.kill()  # cancelled: the worker goes, the session stays
                 machine.flight.close()
-                await _gone(machine.worker)
-                self._retire(machine.worker)
+                try:
+                    await gone(worker, _EXIT_NOTICE_S)  # so that the caller sees it gone on return
+                finally:
+                    self._retire(worker)
                 raise
             records = machine.flight.close()
             if isinstance(end, Lost):
                 peak = machine.worker.memory_bytes() or 0  # read while /proc has it
-                status = await _exit_status(machine.worker)
+                status = await exit_status(machine.worker, _EXIT_NOTICE_S)
                 execution, zygote_dead = self._died(machine, end, records, status, peak)
                 if zygote_dead:
                     await self._supply.in_start_thread(self._supply.check_zygote)
@@ -388,24 +391,3 @@ def _run_time(machine: RunMachine) -> float:
 
 def _restarted(execution: Execution) -> Execution:
     return execution.model_copy(update={"worker_restarted": True})
-
-
-async def _exit_status(worker: WorkerHandle) -> ExitedNotice | None:
-    """The dead worker's exit notice, awaited without holding the loop (the zygote
-    sends it at once; on a loaded machine it may take a moment)."""
-    origin = worker.origin
-    if origin is None:
-        return None
-    deadline = time.perf_counter() + _EXIT_NOTICE_S
-    while True:
-        status = origin.exit_status(worker.pid, 0)
-        if status is not None or time.perf_counter() >= deadline or not origin.alive:
-            return status
-        await asyncio.sleep(0.002)
-
-
-async def _gone(worker: WorkerHandle) -> None:
-    """Wait (a moment at most) for a killed worker to have exited."""
-    deadline = time.perf_counter() + _EXIT_NOTICE_S
-    while worker.alive() and time.perf_counter() < deadline:
-        await asyncio.sleep(0.002)

@@ -15,9 +15,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import inspect
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -40,6 +38,7 @@ from sandbox.host.tool_failures import (
 )
 from sandbox.host.tool_slots import Slot, ToolSlots
 from sandbox.host.tool_threads import ToolBudgetExhausted, ToolThreads
+from sandbox.host.tool_validation import validated
 from sandbox.protocol import Op, ResultFrame, ToolFailure, ToolValue, name_refusal
 
 
@@ -80,38 +79,6 @@ class ThreadedCall:
 ToolGate = Callable[[str, dict[str, Any]], Coroutine[Any, Any, str | None]]
 
 
-#: Validating wrappers of the tools sessions were opened with, newest last: building
-#: one (pydantic's schema of the signature) cost 0.5 ms a tool, at every session start.
-_VALIDATED: OrderedDict[Callable[..., Any], Callable[..., Any]] = OrderedDict()
-_VALIDATED_KEPT = 256
-_validated_lock = threading.Lock()
-
-
-def _validated(fn: Callable[..., Any]) -> Callable[..., Any]:
-    if not inspect.isfunction(fn):
-        # A bound method or callable object would keep its owner alive in the cache.
-        return _validate_call(fn)
-    with _validated_lock:
-        known = _VALIDATED.get(fn)
-        if known is not None:
-            _VALIDATED.move_to_end(fn)
-            return known
-    wrapped = _validate_call(fn)
-    with _validated_lock:
-        _VALIDATED[fn] = wrapped
-        while len(_VALIDATED) > _VALIDATED_KEPT:
-            _VALIDATED.popitem(last=False)
-    return wrapped
-
-
-def _validate_call(fn: Callable[..., Any]) -> Callable[..., Any]:
-    config = pydantic.ConfigDict(arbitrary_types_allowed=True)
-    try:
-        return pydantic.validate_call(config=config)(fn)
-    except (pydantic.PydanticSchemaGenerationError, pydantic.PydanticUserError, TypeError):
-        return fn
-
-
 class ToolSet:
     """The tools of one session, validated once when the session starts."""
 
@@ -140,7 +107,7 @@ class ToolSet:
             self._is_async[name] = inspect.iscoroutinefunction(fn) or (
                 inspect.iscoroutinefunction(type(fn).__call__)
             )
-            self._tools[name] = _validated(fn)
+            self._tools[name] = validated(fn)
 
         self._slots = ToolSlots()
 
