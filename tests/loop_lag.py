@@ -2,25 +2,53 @@
 
 A test on a busy machine cannot assert wall-clock latency: the loop's thread may wait
 for a CPU longer than the bound. :class:`LoopLag` pings the loop on a timer and reads
-the loop thread's scheduler statistics around each wait (``/proc/thread-self/
-schedstat``: the time it spent runnable but waiting for a CPU). A ping's own lateness
-is its lateness on the wall clock less that wait: what is left is the loop blocked in a
-call, or busy with its own work — what the loop is responsible for.
+the scheduler statistics of the process's threads around each wait
+(``/proc/self/task/*/schedstat``: the CPU time each used, and the time it spent
+runnable but waiting for a CPU). A ping's own lateness is the time the loop thread
+slept in the wait — but only as far as the process's other threads were not waiting
+for a CPU then (a thread holding the interpreter lock while it waits for a core holds
+the loop too, which is the machine's doing) — plus the CPU time it worked beyond the
+time it waited for a core (work piled up while it waited is the machine's doing too).
+A loop blocked in a call while the rest of the process idles, or busy with its own
+work on a machine that lets it run, counts in full.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
+import threading
 import time
 
+Stats = dict[int, tuple[float, float]]  # thread id -> (CPU seconds, seconds queued)
 
-def _run_delay() -> float | None:
-    """Seconds this thread has waited on a run queue so far, None where unknown."""
+
+def _thread_stats() -> Stats:
+    """Each thread's CPU and run-queue time so far."""
+    stats: Stats = {}
     try:
-        with open("/proc/thread-self/schedstat") as stat:
-            return int(stat.read().split()[1]) / 1e9
-    except (OSError, ValueError, IndexError):
-        return None
+        tasks = os.listdir("/proc/self/task")
+    except OSError:
+        return stats
+    for task in tasks:
+        try:
+            with open(f"/proc/self/task/{task}/schedstat") as stat:
+                fields = stat.read().split()
+            stats[int(task)] = (int(fields[0]) / 1e9, int(fields[1]) / 1e9)
+        except (OSError, ValueError, IndexError):
+            continue
+    return stats
+
+
+def own_lateness(late: float, me: int, before: Stats, after: Stats) -> float:
+    """The part of ``late`` the loop (thread ``me``) is responsible for."""
+    if me not in before or me not in after:
+        return late
+    cpu = after[me][0] - before[me][0]
+    queued = after[me][1] - before[me][1]
+    others = sum(after[t][1] - before[t][1] for t in after if t in before and t != me)
+    slept = late - queued - cpu
+    return min(late, max(0.0, slept - others) + max(0.0, cpu - queued))
 
 
 class LoopLag:
@@ -32,14 +60,13 @@ class LoopLag:
         self._task: asyncio.Task[None] | None = None
 
     async def _ping(self) -> None:
+        me = threading.get_native_id()
         while True:
             due = time.perf_counter() + self.every_s
-            delay = _run_delay()
+            before = _thread_stats()
             await asyncio.sleep(self.every_s)
             late = max(0.0, time.perf_counter() - due)
-            after = _run_delay()
-            queued = after - delay if delay is not None and after is not None else 0.0
-            self.samples.append((late, max(0.0, late - queued)))
+            self.samples.append((late, own_lateness(late, me, before, _thread_stats())))
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._ping())

@@ -26,9 +26,7 @@ _READ = select.POLLIN | select.POLLHUP | select.POLLERR | select.POLLNVAL
 
 
 class _Waker:
-    """A pipe a tool thread writes to when a call finishes; one per driving thread,
-    kept for the thread's life (a pipe per run would cost two descriptors and four
-    system calls a run)."""
+    """A pipe a tool thread writes to when a call finishes."""
 
     def __init__(self) -> None:
         self.fd, self._write_fd = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
@@ -37,7 +35,7 @@ class _Waker:
         try:
             os.write(self._write_fd, b"x")
         except (BlockingIOError, OSError):
-            pass  # full of wake-ups already, or the thread is gone
+            pass  # full of wake-ups already
 
     def drain(self) -> None:
         try:
@@ -46,38 +44,44 @@ class _Waker:
         except (BlockingIOError, OSError):
             pass
 
-    def __del__(self) -> None:
-        for fd in (self.fd, self._write_fd):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+    def close(self) -> None:
+        os.close(self.fd)
+        os.close(self._write_fd)
 
 
 _local = threading.local()
 
 
 class PollDriver:
-    """Drives a run from the calling thread, waiting with ``poll``."""
+    """Drives a run from the calling thread, waiting with ``poll``. The pipe that tool
+    threads wake it through is made by the first call that finishes off this thread,
+    and closed with the run: most runs make none, and a run leaves no descriptor."""
 
     def __init__(self) -> None:
-        waker: _Waker | None = getattr(_local, "waker", None)
-        if waker is None:
-            waker = _local.waker = _Waker()
-            # One poller per thread too, the waker registered once (a stale wake-up
-            # from an earlier run costs one more turn of the loop, nothing else).
-            _local.poller = select.poll()
-            _local.poller.register(waker.fd, select.POLLIN)
-        self._waker = waker
-        self._poller: select.poll = _local.poller
+        poller: select.poll | None = getattr(_local, "poller", None)
+        if poller is None:
+            poller = _local.poller = select.poll()  # one a thread (it holds no descriptor)
+        self._poller = poller
+        self._waker: _Waker | None = None
+        self._lock = threading.Lock()
+        self._over = False
 
     def notify(self) -> None:
         """A tool call finished (from any thread)."""
-        self._waker.notify()
+        with self._lock:
+            if not self._over:
+                self._ensure_waker().notify()
+
+    def _ensure_waker(self) -> _Waker:
+        """Under the lock (or before any call is off this thread): the wake-up pipe."""
+        if self._waker is None:
+            self._waker = _Waker()
+        return self._waker
 
     def run(self, machine: RunMachine, source: str) -> RunEnd:
         """Run ``source`` to its end."""
-        waker, poller, fd = self._waker, self._poller, machine.fd
+        poller, fd = self._poller, machine.fd
+        waker: _Waker | None = None
         now = time.perf_counter()
         machine.begin(source, now)
         writing: bool | None = None
@@ -86,13 +90,19 @@ class PollDriver:
                 if machine.wants_write is not writing:
                     writing = machine.wants_write
                     poller.register(fd, _READ | (select.POLLOUT if writing else 0))
+                if waker is None and machine.flight.busy:
+                    # A call is off this thread: its end must be able to wake the poll.
+                    with self._lock:
+                        waker = self._ensure_waker()
+                    poller.register(waker.fd, select.POLLIN)
                 wait_ms = math.ceil((machine.wake_at(now) - now) * 1000)
                 machine.launch()
                 events = poller.poll(max(0, wait_ms))
                 now = time.perf_counter()
                 for ready, mask in events:
                     if ready != fd:
-                        waker.drain()
+                        if waker is not None:
+                            waker.drain()
                         continue
                     if mask & _READ:
                         machine.readable(now)
@@ -100,13 +110,23 @@ class PollDriver:
                         machine.writable()
                 machine.tick(now)
         finally:
-            try:
-                poller.unregister(fd)
-            except (KeyError, ValueError):
-                pass  # never registered, or closed meanwhile
+            self._finish(fd)
         end = machine.end
         assert end is not None
         return end
+
+    def _finish(self, fd: int) -> None:
+        with self._lock:
+            self._over = True
+            waker, self._waker = self._waker, None
+        for registered in (fd, waker.fd if waker is not None else None):
+            if registered is not None:
+                try:
+                    self._poller.unregister(registered)
+                except (KeyError, ValueError):
+                    pass  # never registered, or closed meanwhile
+        if waker is not None:
+            waker.close()
 
 
 class LoopDriver:

@@ -14,7 +14,6 @@ import asyncio
 import threading
 import time
 from collections.abc import Callable
-from types import TracebackType
 from typing import Self
 
 from sandbox.errors import SandboxError
@@ -24,6 +23,7 @@ from sandbox.host.frames import RunDone
 from sandbox.host.run_drivers import LoopDriver, PollDriver, exit_status, gone
 from sandbox.host.run_limits import capped_answer, refuse_source
 from sandbox.host.run_machine import CpuWatch, Finished, Lost, RunMachine, Stopped
+from sandbox.host.spares import NotReady
 from sandbox.host.supply import WorkerSupply
 from sandbox.host.tool_flight import Flight
 from sandbox.host.tools import ToolSet
@@ -43,7 +43,12 @@ class Session:
     """One worker's life: scripts run one after another and share their variables."""
 
     def __init__(
-        self, supply: WorkerSupply, tools: ToolSet, loop: asyncio.AbstractEventLoop | None
+        self,
+        supply: WorkerSupply,
+        tools: ToolSet,
+        loop: asyncio.AbstractEventLoop | None,
+        *,
+        wait: bool = True,
     ) -> None:
         self._supply = supply
         self._tools = tools
@@ -74,12 +79,14 @@ class Session:
         self._run_lock = threading.Lock()
         self._own_abort = threading.Event()
         self._abort = self._own_abort
-        self._start_worker()
+        if not wait and (mounts or self._staged is not None):
+            raise NotReady("a session with mounts starts on a thread")  # they are walked
+        self._start_worker(wait=wait)
 
-    def _start_worker(self) -> None:
+    def _start_worker(self, *, wait: bool = True) -> None:
         init = encode({"op": Op.INIT, "tools": self._tools.names})
         for _ in range(3):
-            fresh = self._supply.acquire()
+            fresh = self._supply.acquire(wait=wait)
             worker, self._worker_cpu = fresh.handle, fresh.process_cpu_s
             self.confinement = fresh.confinement
             self._writes = self._measured
@@ -220,12 +227,7 @@ class Session:
     def __enter__(self) -> Self:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     # -- the run ----------------------------------------------------------------------
