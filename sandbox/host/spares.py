@@ -43,10 +43,12 @@ class WorkerPool:
     def _refill_later(self) -> None:
         while True:
             self._wanted.wait()
+            self._wanted.clear()
             if self._closed:
                 return
             time.sleep(REFILL_DELAY_S)
-            self._wanted.clear()
+            if self._closed:  # closed while it slept (its wake-up was cleared above)
+                return
             self.refill()
 
     def _arrived(self, future: Future[WorkerHandle]) -> None:
