@@ -182,7 +182,7 @@ class Sandbox:
             raise SandboxError("the sandbox is not running")
         supply: WorkerSupply = current
         loop = asyncio.get_running_loop()
-        session = await supply.admit_async(lambda wait: Session(supply, toolset, loop, wait=wait))
+        session = await supply.admit_async(lambda: Session(supply, toolset, loop))
         with self._lock:
             self._served += 1
         return session

@@ -23,7 +23,6 @@ from sandbox.host.frames import RunDone
 from sandbox.host.run_drivers import LoopDriver, PollDriver, exit_status, gone
 from sandbox.host.run_limits import capped_answer, refuse_source
 from sandbox.host.run_machine import CpuWatch, Finished, Lost, RunMachine, Stopped
-from sandbox.host.spares import NotReady
 from sandbox.host.supply import WorkerSupply
 from sandbox.host.tool_flight import Flight
 from sandbox.host.tools import ToolSet
@@ -43,12 +42,7 @@ class Session:
     """One worker's life: scripts run one after another and share their variables."""
 
     def __init__(
-        self,
-        supply: WorkerSupply,
-        tools: ToolSet,
-        loop: asyncio.AbstractEventLoop | None,
-        *,
-        wait: bool = True,
+        self, supply: WorkerSupply, tools: ToolSet, loop: asyncio.AbstractEventLoop | None
     ) -> None:
         self._supply = supply
         self._tools = tools
@@ -79,14 +73,12 @@ class Session:
         self._run_lock = threading.Lock()
         self._own_abort = threading.Event()
         self._abort = self._own_abort
-        if not wait and (mounts or self._staged is not None):
-            raise NotReady("a session with mounts starts on a thread")  # they are walked
-        self._start_worker(wait=wait)
+        self._start_worker()
 
-    def _start_worker(self, *, wait: bool = True) -> None:
+    def _start_worker(self) -> None:
         init = encode({"op": Op.INIT, "tools": self._tools.names})
         for _ in range(3):
-            fresh = self._supply.acquire(wait=wait)
+            fresh = self._supply.acquire()
             worker, self._worker_cpu = fresh.handle, fresh.process_cpu_s
             self.confinement = fresh.confinement
             self._writes = self._measured

@@ -7,7 +7,6 @@ session's first run on a two-core machine. The last spare taken is replaced at o
 
 from __future__ import annotations
 
-import asyncio
 import threading
 import time
 from collections import deque
@@ -15,11 +14,6 @@ from concurrent.futures import Future
 
 from sandbox.errors import SandboxError
 from sandbox.host.workers import WorkerHandle, Zygote
-
-
-class NotReady(Exception):
-    """No spare worker is ready now, for a caller that must not wait for one."""
-
 
 #: How long a replacement waits after a spare was taken (a new session's first run).
 REFILL_DELAY_S = 0.003
@@ -77,10 +71,9 @@ class WorkerPool:
                 continue
             future.add_done_callback(self._arrived)
 
-    def acquire(self, timeout: float, *, wait: bool = True) -> WorkerHandle:
+    def acquire(self, timeout: float) -> WorkerHandle:
         """A live spare if one is ready, else a freshly forked worker (raises
-        :class:`ZygoteFailure` when the zygote cannot fork within ``timeout``, and
-        :class:`NotReady` without ``wait`` rather than wait for a fork)."""
+        :class:`ZygoteFailure` when the zygote cannot fork within ``timeout``)."""
         while True:
             with self._lock:
                 worker = self._ready.popleft() if self._ready else None
@@ -88,33 +81,14 @@ class WorkerPool:
                 break
             worker.close()  # died before it was used: its buffered hello means nothing
         if worker is None:
-            if not wait:
-                raise NotReady("no spare worker is ready")
             worker = self._zygote.wait_fork(self._zygote.fork(), timeout)
-        self._replace()
-        return worker
-
-    def give_back(self, worker: WorkerHandle) -> None:
-        """A spare taken by a caller that could not wait for its hello: first in line
-        again."""
-        with self._lock:
-            if not self._closed:
-                self._ready.appendleft(worker)
-                return
-        worker.close()
-
-    def _replace(self) -> None:
-        """Replace a spare just taken: at once if none is left, else a moment later —
-        from the taker's event loop if it has one (no thread wakes for it)."""
         with self._lock:
             spare_left = bool(self._ready)
-        if not spare_left:
-            self.refill()
-            return
-        try:
-            asyncio.get_running_loop().call_later(REFILL_DELAY_S, self.refill)
-        except RuntimeError:
+        if spare_left:
             self._wanted.set()
+        else:
+            self.refill()
+        return worker
 
     def pids(self) -> set[int]:
         """Pids of the ready spares that are alive (dead ones are dropped and replaced)."""

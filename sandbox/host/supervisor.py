@@ -10,14 +10,13 @@ it is killed once the last of them is released.
 from __future__ import annotations
 
 import logging
-import socket
 import threading
 from collections.abc import Callable
 from typing import Any
 
 from sandbox.errors import SandboxError, ZygoteFailure
 from sandbox.host.frames import Hello, parse_worker_message
-from sandbox.host.spares import NotReady, WorkerPool
+from sandbox.host.spares import WorkerPool
 from sandbox.host.workers import READY_TIMEOUT_S, WorkerHandle, Zygote, process_state
 from sandbox.protocol import ChannelClosed, FrameTooLarge
 
@@ -82,18 +81,14 @@ class Supervisor:
         return WorkerPool(zygote, 0 if self._config.get("stage_writes") else self._spares)
 
     # -- workers -----------------------------------------------------------------------
-    def acquire(self, *, wait: bool = True) -> tuple[WorkerHandle, Hello]:
-        """A live, confined worker and its hello; restarts a failed zygote on the way.
-        Without ``wait``, a ready spare whose hello has arrived, else :class:`NotReady`
-        (nothing waited for, nothing restarted: for an event loop's thread)."""
+    def acquire(self) -> tuple[WorkerHandle, Hello]:
+        """A live, confined worker and its hello; restarts a failed zygote on the way."""
         problem = "no attempt made"
         for _ in range(_ATTEMPTS):
             with self._lock:
                 if self._closed:
                     raise SandboxError("the sandbox is closed")
                 zygote, pool = self.zygote, self.pool
-            if not wait and not zygote.alive:
-                raise NotReady("the zygote is being replaced")
             if not zygote.alive:
                 # Its spares die with it, though their hellos may sit in their sockets.
                 self.restart(zygote, f"the sandbox zygote {zygote.death_cause()}")
@@ -103,14 +98,11 @@ class Supervisor:
                 self.restart(zygote, "the sandbox zygote was stopped (SIGSTOP)")
                 continue
             try:
-                worker = pool.acquire(self._timeout, wait=wait)
+                worker = pool.acquire(self._timeout)
             except ZygoteFailure as exc:
                 problem = str(exc)
                 self.restart(zygote, problem)
                 continue
-            if not wait and not worker.reader.pending() and not _arrived(worker):
-                pool.give_back(worker)
-                raise NotReady("the spare's hello has not arrived yet")
             hello, problem = self._hello(worker)
             if hello is not None:
                 with self._lock:
@@ -207,15 +199,3 @@ class Supervisor:
         pool.close()
         for zygote in zygotes:
             zygote.close(force=zygote is not self.zygote)
-
-
-def _arrived(worker: WorkerHandle) -> bool:
-    """Whether a whole first frame is buffered, reading what has come without waiting
-    (a closed channel counts as arrived: the hello's read then says so)."""
-    try:
-        while not worker.reader.pending():
-            if not worker.reader.fill(socket.MSG_DONTWAIT):
-                return False
-    except (ChannelClosed, OSError):
-        return True
-    return True

@@ -25,7 +25,6 @@ from sandbox.host.descriptors import raise_open_files_limit
 from sandbox.host.health import SandboxHealth
 from sandbox.host.memory_use import MemoryMeter
 from sandbox.host.requirements import check as check_required
-from sandbox.host.spares import NotReady
 from sandbox.host.supervisor import Supervisor
 from sandbox.host.tool_threads import ToolThreads
 from sandbox.host.workers import WorkerHandle
@@ -158,24 +157,11 @@ class WorkerSupply:
             self._held.add(held)
         return held
 
-    async def admit_async(self, open_session: Callable[[bool], H]) -> H:
-        """:meth:`admit` for the event loop: the wait for a slot holds no thread; the
-        worker is a spare ready now (``open_session(False)``, on the loop: no thread
-        wakes for it), else one started on a thread of the supply's own; cancelling it
-        leaves nothing behind."""
+    async def admit_async(self, open_session: Callable[[], H]) -> H:
+        """:meth:`admit` for the event loop: the wait for a slot holds no thread, the
+        worker's start one of the supply's own; cancelling it leaves nothing behind."""
         await self._admission.enter_async()
-        try:
-            held = open_session(False)
-        except NotReady:
-            pass
-        except BaseException:
-            self._admission.leave()
-            raise
-        else:
-            with self._lock:
-                self._held.add(held)
-            return held
-        start = asyncio.ensure_future(self.in_start_thread(lambda: open_session(True)))
+        start = asyncio.ensure_future(self.in_start_thread(open_session))
         try:
             held = await asyncio.shield(start)
         except asyncio.CancelledError:
@@ -205,14 +191,13 @@ class WorkerSupply:
         self._admission.leave()
 
     # -- workers -----------------------------------------------------------------------
-    def acquire(self, *, wait: bool = True) -> FreshWorker:
+    def acquire(self) -> FreshWorker:
         """A live worker whose confinement meets the policy's ``require`` (else
-        :class:`~sandbox.errors.RequirementNotMet`); without ``wait``, one that is
-        ready now or :class:`~sandbox.host.spares.NotReady`."""
+        :class:`~sandbox.errors.RequirementNotMet`)."""
         supervisor = self._supervisor
         if supervisor is None:
             raise SandboxError("the sandbox is closed")
-        worker, hello = supervisor.acquire(wait=wait)
+        worker, hello = supervisor.acquire()
         try:
             check_required(self.policy.required_mechanisms(), hello.confinement)
         except SandboxError:
