@@ -1,8 +1,9 @@
 """Spare workers forked ahead of time, so that a new session does not wait for a fork.
 
-A spare taken while others remain is replaced a moment later (:data:`REFILL_DELAY_S`),
+A spare taken from a full pool is replaced a moment later (:data:`REFILL_DELAY_S`),
 not at once: forked at take time, the replacement competed for the CPU with the new
-session's first run on a two-core machine. The last spare taken is replaced at once.
+session's first run on a two-core machine. Spares taken one after another (a pool no
+longer full) are replaced at once.
 """
 
 from __future__ import annotations
@@ -83,8 +84,10 @@ class WorkerPool:
         if worker is None:
             worker = self._zygote.wait_fork(self._zygote.fork(), timeout)
         with self._lock:
-            spare_left = bool(self._ready)
-        if spare_left:
+            # Only a pool that was full waits: sessions taken one after another need
+            # their replacements at once (the delay, on a loaded machine, drained it).
+            was_full = len(self._ready) + self._in_flight >= self._target - 1 > 0
+        if was_full:
             self._wanted.set()
         else:
             self.refill()
