@@ -1,14 +1,18 @@
 """Executor benchmark: each figure beside a baseline measured in the same run.
 
-    python benchmarks/executor.py [--quick] [--json]
+    python benchmarks/executor.py [--quick] [--json] [--sandbox-from PATH]
 
 (a) guarded compute vs plain ``exec`` of the same code, (b) trivial-script round trip
-in a warm session, (c) new session + first trivial script, (d) restricted compile of a
-100-line script vs builtin ``compile``, (e) fresh sessions per second on this machine,
-(f) the ``data`` preset beside ``default``: zygote start, (c) and (e), as ratios
-(skipped when the data extra is not installed), (g) a script making one tool call in a
-warm session, (h) five slow tools (0.2 s each) awaited through ``asyncio.gather`` vs
-called in a loop, as a speed-up.
+in a warm session, beside (-) a socketpair ping-pong between two processes measured in
+the same run (the floor of any round trip), (c) new session + first trivial script,
+(d) restricted compile of a 100-line script vs builtin ``compile``, (e) fresh sessions
+per second with two threads, (f) the ``data`` preset beside ``default``
+(``executor_data.py``), (g) one sync tool call from a script: its marginal cost (a
+script making 20 calls less one making none, per call) beside the floor, (h) five slow
+tools (0.2 s each) awaited through ``asyncio.gather`` vs called in a loop, (i) the
+memory an idle session's worker holds alone (USS), (p) peers where installed
+(``executor_peers.py``: pydantic-monty). ``--sandbox-from`` measures the ``sandbox``
+package of another checkout (an earlier commit, for a before/after table).
 Ratios, medians and rates only: the machine is shared and noisy, so nothing here is a
 pass/fail test.
 """
@@ -26,13 +30,23 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+_HERE = Path(__file__).resolve().parent
+if "--sandbox-from" in sys.argv:
+    sys.path.insert(0, str(Path(sys.argv[sys.argv.index("--sandbox-from") + 1]).resolve()))
+else:
+    sys.path.insert(0, str(_HERE.parent))
+sys.path.insert(1, str(_HERE))
 
-from benchmarks import private_writes
-from sandbox import Sandbox, SandboxPolicy
-from sandbox.worker.language.compiler import compile_script
-from sandbox.worker.language.modules import build_proxies, make_import
-from sandbox.worker.runtime import ScriptRuntime
+from executor_data import data_rows  # noqa: E402
+from executor_peers import monty_rows  # noqa: E402
+
+# After sandbox: it puts this checkout first on the path, for when it runs alone.
+from private_writes import rows as private_writes_rows  # noqa: E402
+
+from sandbox import Sandbox, SandboxError, SandboxPolicy  # noqa: E402
+from sandbox.worker.language.compiler import compile_script  # noqa: E402
+from sandbox.worker.language.modules import build_proxies, make_import  # noqa: E402
+from sandbox.worker.runtime import ScriptRuntime  # noqa: E402
 
 ARITHMETIC = """
 total = 0
@@ -130,16 +144,50 @@ def round_trips(sb: Sandbox, count: int) -> float:
     return statistics.median(samples)
 
 
-def tool_trips(sb: Sandbox, count: int) -> float:
-    """Median round trip of a script making one sync tool call (a thread hop each)."""
+CALLS = 20
+
+
+def tool_call_cost(sb: Sandbox, count: int) -> tuple[float, float]:
+    """(median seconds a script making one sync tool call takes, median marginal cost
+    of one call: a script making 20 calls less one making none, per call)."""
+    loop = f"for i in range({CALLS}):\n    x = i"
+    calls = f"for i in range({CALLS}):\n    ping()"
     with sb.session({"ping": lambda: 1}) as session:
-        session.run("ping()")
-        samples = []
-        for _ in range(count):
+        session.run(calls)
+        one, marginal = [], []
+        for _ in range(count // 4):
             started = time.perf_counter()
             session.run("ping()")
-            samples.append(time.perf_counter() - started)
-    return statistics.median(samples)
+            one.append(time.perf_counter() - started)
+            started = time.perf_counter()
+            session.run(loop)
+            plain = time.perf_counter() - started
+            started = time.perf_counter()
+            session.run(calls)
+            marginal.append((time.perf_counter() - started - plain) / CALLS)
+    return statistics.median(one), statistics.median(marginal)
+
+
+def idle_uss(sb: Sandbox, count: int) -> tuple[float, float]:
+    """(median USS, median PSS) in MiB of ``count`` idle sessions' workers, each after
+    one trivial script."""
+    import psutil
+
+    sessions = [sb.session() for _ in range(count)]
+    try:
+        for session in sessions:
+            session.run("x = 1")
+        time.sleep(0.2)
+        uss, pss = [], []
+        for session in sessions:
+            assert session.pid is not None
+            info = psutil.Process(session.pid).memory_full_info()
+            uss.append(info.uss / 2**20)
+            pss.append(info.pss / 2**20)
+    finally:
+        for session in sessions:
+            session.close()
+    return statistics.median(uss), statistics.median(pss)
 
 
 SLOW_TOOLS = 5
@@ -201,59 +249,13 @@ def sessions_per_second(sb: Sandbox, seconds: float, threads: int) -> float:
     return sum(done) / seconds
 
 
-def zygote_start(policy: SandboxPolicy, count: int) -> float:
-    samples = []
-    for _ in range(count):
-        started = time.perf_counter()
-        with Sandbox(policy, spares=0) as sb:
-            samples.append(time.perf_counter() - started)
-            sb.session().close()
-    return statistics.median(samples)
-
-
-def data_rows(quick: bool) -> list[dict[str, Any]]:
-    """The data preset beside the default one, measured alternately in the same run."""
-    import importlib.util
-
-    if any(importlib.util.find_spec(n) is None for n in ("numpy", "pandas", "scipy", "sympy")):
-        return []
-    default, data = SandboxPolicy.preset("default"), SandboxPolicy.preset("data")
-    starts = [zygote_start(p, 2 if quick else 5) for p in (default, data)]
-    # Paid once per sandbox (the imports): no goal, the sessions are what must stay fast.
-    rows = [_ratio_row("f", "data: zygote start", starts, "s", 1e0, goal=None)]
-    first: list[float] = []
-    rates: list[float] = []
-    for policy in (default, data):
-        with Sandbox(policy, spares=4) as sb:
-            sb.session().close()
-            first.append(session_starts(sb, 30 if quick else 200))
-            rates.append(sessions_per_second(sb, 2.0 if quick else 5.0, threads=2))
-    rows.append(_ratio_row("f", "data: new session + first script", first, "ms", 1e3))
-    rows.append(
-        {
-            "id": "f",
-            "what": "data: fresh sessions per second (2 threads)",
-            "value": rates[0] / rates[1],
-            "unit": "x fewer than default",
-            "baseline": f"default {rates[0]:.0f}/s, data {rates[1]:.0f}/s",
-            "goal": 2.0,
-            "lower_is_better": True,
-        }
-    )
-    return rows
-
-
-def _ratio_row(
-    key: str, what: str, pair: list[float], unit: str, scale: float, goal: float | None = 2.0
+def row(
+    key: str, what: str, value: float, unit: str, baseline: str, goal: float | None,
+    lower_is_better: bool = True,
 ) -> dict[str, Any]:
     return {
-        "id": key,
-        "what": what,
-        "value": pair[1] / pair[0],
-        "unit": "x default",
-        "baseline": f"default {pair[0] * scale:.2f} {unit}, data {pair[1] * scale:.2f} {unit}",
-        "goal": goal,
-        "lower_is_better": True,
+        "id": key, "what": what, "value": value, "unit": unit, "baseline": baseline,
+        "goal": goal, "lower_is_better": lower_is_better,
     }
 
 
@@ -262,106 +264,45 @@ def measure(quick: bool) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for label, source in (("arithmetic loop", ARITHMETIC), ("attribute/dict/list/str", OBJECTS)):
         guarded, plain = compute_ratio(source, repeat)
-        rows.append(
-            {
-                "id": "a",
-                "what": f"guarded compute: {label}",
-                "value": guarded / plain,
-                "unit": "x plain exec",
-                "baseline": f"plain exec {plain * 1e3:.1f} ms",
-                "goal": 1.2,
-                "lower_is_better": True,
-            }
-        )
+        rows.append(row("a", f"guarded compute: {label}", guarded / plain, "x plain exec",
+                        f"plain exec {plain * 1e3:.1f} ms", 1.2))
     restricted, native = compile_ratio(repeat)
-    rows.append(
-        {
-            "id": "d",
-            "what": "restricted compile, 100 lines",
-            "value": restricted / native,
-            "unit": "x builtin compile",
-            "baseline": f"compile() {native * 1e3:.2f} ms",
-            "goal": 2.0,
-            "lower_is_better": True,
-        }
-    )
+    rows.append(row("d", "restricted compile, 100 lines", restricted / native,
+                    "x builtin compile", f"compile() {native * 1e3:.2f} ms", 2.0))
+    count = 300 if quick else 2000
     # Five slots a session, so (h)'s five sync tools may all run at once.
     policy = SandboxPolicy.preset("default")
     with Sandbox(policy, spares=4, hung_tools_per_session=SLOW_TOOLS) as sb:
         sb.session().close()
-        trip = round_trips(sb, 300 if quick else 2000)
-        rows.append(
-            {
-                "id": "b",
-                "what": "trivial script, warm session",
-                "value": trip * 1e6,
-                "unit": "us median",
-                "baseline": "socketpair ping-pong below",
-                "goal": 70,
-                "lower_is_better": True,
-            }
-        )
-        tool_trip = tool_trips(sb, 300 if quick else 2000)
-        rows.append(
-            {
-                "id": "g",
-                "what": "one sync tool call, warm session",
-                "value": tool_trip * 1e6,
-                "unit": "us median",
-                "baseline": f"trivial script {trip * 1e6:.0f} us",
-                "goal": None,
-                "lower_is_better": True,
-            }
-        )
+        floor = ping_pong(count)
+        trip = round_trips(sb, count)
+        one_call, per_call = tool_call_cost(sb, count)
+        floor = min(floor, ping_pong(count))  # the floor on either side of (b) and (g)
+        rows.append(row("-", "floor: socketpair ping-pong between processes", floor * 1e6,
+                        "us median", "-", None))
+        rows.append(row("b", "trivial script, warm session", trip / floor, "x the floor",
+                        f"{trip * 1e6:.0f} us median", 4.0))
+        rows.append(row("g", "one sync tool call (marginal)", per_call / floor, "x the floor",
+                        f"{per_call * 1e6:.0f} us median; a script making one call "
+                        f"{one_call * 1e6:.0f} us", 5.0))
         loop_s, gather_s = gather_speedup(sb, 2 if quick else 5)
-        rows.append(
-            {
-                "id": "h",
-                "what": f"{SLOW_TOOLS} tools of {SLOW_S:g} s: gather vs a loop",
-                "value": loop_s / gather_s,
-                "unit": "x faster",
-                "baseline": f"loop {loop_s:.2f} s, gather {gather_s:.2f} s",
-                "goal": 4.0,
-                "lower_is_better": False,
-            }
-        )
+        rows.append(row("h", f"{SLOW_TOOLS} tools of {SLOW_S:g} s: gather vs a loop",
+                        loop_s / gather_s, "x faster",
+                        f"loop {loop_s:.2f} s, gather {gather_s:.2f} s", 4.0, False))
         start = session_starts(sb, 50 if quick else 300)
-        rows.append(
-            {
-                "id": "c",
-                "what": "new session + first script",
-                "value": start * 1e3,
-                "unit": "ms median",
-                "baseline": "-",
-                "goal": 1.0,
-                "lower_is_better": True,
-            }
-        )
+        rows.append(row("c", "new session + first script", start * 1e3, "ms median", "-", 1.0))
         rate = sessions_per_second(sb, 2.0 if quick else 5.0, threads=2)
-        rows.append(
-            {
-                "id": "e",
-                "what": "fresh sessions per second (2 threads)",
-                "value": rate,
-                "unit": "sessions/s",
-                "baseline": "-",
-                "goal": 500,
-                "lower_is_better": False,
-            }
-        )
-    rows.extend(data_rows(quick))
-    rows.extend(private_writes.rows(quick))  # a writable mount's private view per session
-    rows.append(
-        {
-            "id": "-",
-            "what": "baseline: socketpair ping-pong between processes",
-            "value": ping_pong() * 1e6,
-            "unit": "us median",
-            "baseline": "-",
-            "goal": None,
-            "lower_is_better": True,
-        }
-    )
+        rows.append(row("e", "fresh sessions per second (2 threads)", rate, "sessions/s", "-",
+                        500, False))
+        uss, pss = idle_uss(sb, 20 if quick else 100)
+        rows.append(row("i", "idle session's worker: memory of its own (USS)", uss, "MiB median",
+                        f"PSS {pss:.2f} MiB", 1.5))
+    try:
+        rows.extend(data_rows(quick, session_starts, sessions_per_second))
+    except SandboxError as exc:  # its zygote did not start in time on a loaded machine
+        rows.append(row("f", "data: not measured", 0.0, "-", str(exc)[:80], None))
+    rows.extend(monty_rows(quick, floor))
+    rows.extend(private_writes_rows(quick))  # a writable mount's private view per session
     return rows
 
 
@@ -413,6 +354,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
+    parser.add_argument(
+        "--sandbox-from", metavar="PATH", help="measure the sandbox package of this checkout"
+    )
     args = parser.parse_args()
     rows = measure(args.quick)
     print(json.dumps(rows, indent=2) if args.json else render(rows))

@@ -30,7 +30,7 @@ class Limits(BaseModel):
     )
     output_bytes: int = Field(65536, ge=64, description="Printed output kept per run.")
     result_bytes: int = Field(1_000_000, ge=64, description="Largest result (as JSON) per run.")
-    tool_calls: int = Field(100, ge=0, description="Tool calls per run.")
+    tool_calls: int = Field(1000, ge=0, description="Tool calls per run.")
     tool_timeout_s: float = Field(30.0, gt=0, description="Seconds a single tool call may take.")
     source_bytes: int = Field(100_000, ge=16, description="Largest script accepted.")
     recursion_depth: int = Field(200, ge=20, le=20000, description="Python call depth.")

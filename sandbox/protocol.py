@@ -23,10 +23,8 @@ Standard library only (the worker imports it).
 # are then known at run time (a test compares them with the host's models).
 import json
 import keyword
-import select
 import socket
 import struct
-import time
 from typing import Any, Final, Literal, NotRequired, TypedDict, get_args
 
 _HEADER = struct.Struct(">I")
@@ -355,8 +353,12 @@ class UnencodableText(ValueError):
     ``"\\udcff"``), which strict UTF-8 cannot carry."""
 
 
-def _dumps(message: Any) -> str:
-    return json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+#: One encoder for every frame: ``json.dumps`` with options builds a new one per call,
+#: a measurable share of a small frame's cost.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+_dumps = _ENCODER.encode
+#: Compact JSON text of a value, as frames carry it (``"\u2028"`` and the like as is).
+json_text = _ENCODER.encode
 
 
 def frame_text(text: str, *, replace: bool = False) -> bytes:
@@ -393,7 +395,7 @@ def encode(message: HostFrame | WorkerFrame, *, replace: bool = False) -> bytes:
 
 def encode_run(source: str, seq: int) -> bytes:
     """The frame of a ``run`` request (the hot path: only the source needs encoding)."""
-    text = json.dumps(source, ensure_ascii=False)
+    text = _ENCODER.encode(source)
     return frame_text(f'{{"op":"{Op.RUN}","seq":{int(seq)},"source":{text}}}')
 
 
@@ -403,8 +405,11 @@ def encode_done(done: DoneFrame) -> bytes:
     output = done["output"]
     if not isinstance(output, str):
         return encode(done, replace=True)
-    rest = _dumps({key: value for key, value in done.items() if key != "output"})
-    return frame_text(f'{{"output":{output},{rest[1:]}', replace=True)
+    done["output"] = ""  # a placeholder, replaced by the encoded output as is
+    text = _dumps(done)
+    done["output"] = output
+    cut = text.index('"output":""') + 9
+    return frame_text(f"{text[:cut]}{output}{text[cut + 2 :]}", replace=True)
 
 
 def host_frame_cap(limits: dict[str, Any]) -> int:
@@ -432,24 +437,6 @@ def check_text(text: str) -> str | None:
     except UnicodeEncodeError as exc:
         return describe_unencodable(text, exc)
     return None
-
-
-def send_by(sock: socket.socket, data: bytes, deadline: float) -> bool:
-    """Send ``data`` on a blocking socket, giving up at ``deadline`` (``perf_counter``);
-    False if it did not all go. A peer that stops reading (a plain-Python script owns
-    its end of the channel) must not block the host past the run's wall-clock limit."""
-    view = memoryview(data)
-    while True:
-        try:
-            view = view[sock.send(view, socket.MSG_DONTWAIT) :]
-        except BlockingIOError:
-            pass
-        if not view:
-            return True
-        remaining = deadline - time.perf_counter()
-        if remaining <= 0:
-            return False
-        select.select([], [sock], [], min(remaining, 0.05))
 
 
 class FrameReader:
@@ -480,12 +467,17 @@ class FrameReader:
         del self._buffer[: 4 + size]
         return payload
 
-    def fill(self) -> None:
-        """One ``recv`` into the buffer (blocks only if nothing is readable)."""
-        chunk = self._sock.recv(65536)
+    def fill(self, flags: int = 0) -> bool:
+        """One ``recv`` into the buffer (blocks only if nothing is readable, unless
+        ``flags`` holds ``MSG_DONTWAIT``); False if there was nothing to read."""
+        try:
+            chunk = self._sock.recv(65536, flags)
+        except BlockingIOError:
+            return False
         if not chunk:
             raise ChannelClosed("channel closed")
         self._buffer += chunk
+        return True
 
     def read_frame(self) -> bytes:
         """Block until one frame has arrived; return its payload."""

@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from sandbox import AsyncSandbox, AsyncSession, SandboxError, SandboxPolicy
+from sandbox import AsyncSandbox, AsyncSession, SandboxError, SandboxHealth, SandboxPolicy
 
 
 class SessionLimitReached(RuntimeError):
@@ -81,6 +81,10 @@ class SandboxService:
         await named.session.close()
         return True
 
+    def health(self) -> SandboxHealth:
+        """The sandbox's figures (sessions open, admission, ...)."""
+        return self._sandbox.health()
+
     def session_ids(self) -> list[str]:
         """The live named sessions."""
         return list(self._named)
@@ -90,14 +94,23 @@ class SandboxService:
             raise ValueError("session_id must be a non-empty string of at most 200 characters")
         named = self._named.get(session_id)
         if named is None:
+            # The limit checked and the name reserved in one step, with no await between:
+            # clients arriving at once can neither pass the limit together nor start two
+            # workers for one name (the second waits for the first one's start).
             if len(self._named) >= self.max_sessions:
                 raise SessionLimitReached(
                     f"this server keeps at most {self.max_sessions} sessions; close one with "
                     f"close_session or let an idle one expire (after {self.idle_s:g} s)"
                 )
-            named = _Named(await self._sandbox.session().start())
-            self._named[session_id] = named
+            named = self._named[session_id] = _Named(self._sandbox.session())
         named.last_used = time.monotonic()
+        try:
+            await named.session.start()
+        except BaseException:
+            if self._named.get(session_id) is named:
+                del self._named[session_id]  # a failed start leaves its name free
+            await named.session.close()
+            raise
         return named
 
     async def _reap(self) -> None:

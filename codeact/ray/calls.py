@@ -18,7 +18,8 @@ from typing import Any
 import pydantic
 
 from sandbox.host.tool_failures import describe, describe_validation, result_json
-from sandbox.host.tools import ToolSet, _validated
+from sandbox.host.tool_validation import validated
+from sandbox.host.tools import ToolSet
 
 
 def reply_failed(kind: str, message: str) -> dict[str, Any]:
@@ -33,7 +34,7 @@ class CallerTools:
     ) -> None:
         self._threads = threads
         ToolSet(tools)  # the sandbox's own checks of names and callables
-        self._tools = {name: _validated(fn) for name, fn in (tools or {}).items()}
+        self._tools = {name: validated(fn) for name, fn in (tools or {}).items()}
         self._is_async = {
             name: inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(type(fn).__call__)
             for name, fn in (tools or {}).items()

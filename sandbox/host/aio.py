@@ -1,18 +1,23 @@
 """AsyncSandbox and AsyncSession: the same machinery for asyncio code.
 
-Runs execute in a thread (the channel is blocking I/O, which keeps the synchronous
-round trip fast); async tools run on the caller's event loop. Cancelling the awaiting
-task kills the worker, so the thread returns at once and nothing keeps running.
+A run waits on its worker's channel with the event loop (``run_drivers.py``): it holds
+no thread, so any number of runs — runs nested in tools among them, sub-agents — wait
+at once without one waiting for a thread another holds. Async tools run on the
+caller's loop, sync ones on the sandbox's own tool threads; the waits for an admission
+slot are the loop's too, and the few blocking steps (a worker's or the zygote's start)
+run on threads the sandbox owns, never the loop's default executor. Cancelling the
+awaiting task kills the worker, so nothing keeps running.
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
+import contextlib
 import threading
 from collections.abc import Callable, Mapping
-from typing import Any, Self
+from typing import Any, Self, TypeVar
 
+from sandbox.errors import SandboxError
 from sandbox.execution import Execution
 from sandbox.host.health import SandboxHealth
 from sandbox.host.sandbox import Sandbox
@@ -36,6 +41,7 @@ class AsyncSandbox:
         start_timeout_s: float = 10.0,
         tool_threads: int = 64,
         hung_tools_per_session: int = 4,
+        session_request_mb: int = 8,
     ) -> None:
         """The same options as :class:`Sandbox`."""
         self.sync = Sandbox(
@@ -47,6 +53,7 @@ class AsyncSandbox:
             start_timeout_s=start_timeout_s,
             tool_threads=tool_threads,
             hung_tools_per_session=hung_tools_per_session,
+            session_request_mb=session_request_mb,
         )
 
     @classmethod
@@ -67,20 +74,22 @@ class AsyncSandbox:
         return self.sync.confinement
 
     async def start(self) -> Self:
-        """Start the zygote (in a thread: it takes tens of milliseconds); cancelling this
-        call leaves nothing running."""
-        task = asyncio.ensure_future(asyncio.to_thread(self.sync.start))
+        """Start the zygote (in a thread of its own: it takes tens of milliseconds);
+        cancelling this call leaves nothing running. Returns at once when started."""
+        if self.sync.running:
+            return self
+        task = asyncio.ensure_future(in_own_thread(self.sync.start))
         try:
             await asyncio.shield(task)
         except asyncio.CancelledError:
             await asyncio.wait([task])
-            await asyncio.to_thread(self.sync.close)
+            await in_own_thread(self.sync.close)
             raise
         return self
 
     async def close(self) -> None:
         """Kill every worker and stop the zygote (finished even if this is cancelled)."""
-        task = asyncio.ensure_future(asyncio.to_thread(self.sync.close))
+        task = asyncio.ensure_future(in_own_thread(self.sync.close))
         try:
             await asyncio.shield(task)
         except asyncio.CancelledError:
@@ -126,31 +135,26 @@ class AsyncSession:
         self._tool_timeouts = tool_timeouts
         self._restore = None if restore is None else Snapshot.load(restore)
         self._session: Session | None = None
+        # One start and one run at a time (made on first use, on the caller's loop).
+        self._starting: asyncio.Lock | None = None
+        self._running: asyncio.Lock | None = None
 
     async def start(self) -> Self:
         """Take a worker for this session (cancelling this call leaves none behind)."""
-        if self._session is None:
-            loop = asyncio.get_running_loop()
-            cancel = threading.Event()
-            open_session = functools.partial(
-                self._sandbox.session,
-                self._tools,
-                gate=self._gate,
-                tool_timeouts=self._tool_timeouts,
-                loop=loop,
-                cancel=cancel,
-                restore=self._restore,
-            )
-            task = asyncio.ensure_future(asyncio.to_thread(open_session))
-            try:
-                self._session = await asyncio.shield(task)
-            except asyncio.CancelledError:
-                # A wait for a slot ends at once; a worker being started is then ended.
-                cancel.set()
-                await asyncio.wait([task])
-                if not task.cancelled() and task.exception() is None:
-                    task.result().close()
-                raise
+        if self._session is not None:
+            return self
+        if self._starting is None:
+            self._starting = asyncio.Lock()
+        async with self._starting:
+            if self._session is None:
+                if not self._sandbox.running:
+                    await AsyncSandbox.wrap(self._sandbox).start()
+                self._session = await self._sandbox.session_async(
+                    self._tools,
+                    gate=self._gate,
+                    tool_timeouts=self._tool_timeouts,
+                    restore=self._restore,
+                )
         return self
 
     async def __aenter__(self) -> Self:
@@ -165,20 +169,16 @@ class AsyncSession:
         return self._session.pid if self._session else None
 
     async def run(self, source: str) -> Execution:
-        """Run ``source``; cancelling this call kills the worker."""
+        """Run ``source`` (after the session's run before it, if one is going on);
+        cancelling this call kills the worker."""
         await self.start()
-        session = self._session
-        assert session is not None
-        cancel = threading.Event()
-        task = asyncio.ensure_future(asyncio.to_thread(session.run, source, cancel=cancel))
-        try:
-            return await asyncio.shield(task)
-        except asyncio.CancelledError:
-            cancel.set()  # covers a run still starting its worker
-            session.kill()
-            # Let the thread observe the dead worker before the session is reused.
-            await asyncio.wait([task])
-            raise
+        if self._running is None:
+            self._running = asyncio.Lock()
+        async with self._running:
+            session = self._session
+            if session is None:
+                raise SandboxError("the session is closed")
+            return await session.run_async(source)
 
     @property
     def restored(self) -> RestoreReport | None:
@@ -198,3 +198,32 @@ class AsyncSession:
         if self._session is not None:
             session, self._session = self._session, None
             session.close()
+
+
+T = TypeVar("T")
+
+
+async def in_own_thread(fn: Callable[[], T]) -> T:
+    """``fn()`` in a thread of its own: never the loop's default executor, which the
+    caller sizes and other work may have filled."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[T] = loop.create_future()
+
+    def settle(result: T | None, problem: BaseException | None) -> None:
+        if future.done():
+            return
+        if problem is not None:
+            future.set_exception(problem)
+        else:
+            future.set_result(result)  # type: ignore[arg-type]
+
+    def target() -> None:
+        try:
+            result, problem = fn(), None
+        except BaseException as exc:
+            result, problem = None, exc
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
+            loop.call_soon_threadsafe(settle, result, problem)
+
+    threading.Thread(target=target, name="sandbox-lifecycle", daemon=True).start()
+    return await future

@@ -93,6 +93,17 @@ class SandboxCgroup:
         except OSError as exc:
             self.state = f"degraded: cannot move the zygote into {self.path}: {exc}"
 
+    def memory_current(self) -> int | None:
+        """What the kernel counts for the cgroup now (``memory.current``), None when
+        there is no cgroup or it cannot be read."""
+        path = self.path
+        if path is None or not self.state.startswith("active"):
+            return None
+        try:
+            return int((path / "memory.current").read_text())
+        except (OSError, ValueError):
+            return None
+
     def close(self) -> None:
         """Kill whatever is left inside and remove the cgroup."""
         path, self.path = self.path, None

@@ -8,9 +8,9 @@ protocol's worker frames (``sandbox/protocol.py``), field for field: a test comp
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, TypeAdapter
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter
 
 from sandbox.execution import ErrorCode, ScriptImage
 
@@ -54,15 +54,17 @@ class Call(_Message):
     id: int
     concurrent: bool = False
     name: str
-    args: list[JsonValue] = Field(default_factory=list)
-    keywords: dict[str, JsonValue] = Field(default_factory=dict)
+    # Parsed JSON: JSON values by construction (the tool's signature validates them).
+    args: list[Any] = Field(default_factory=list)
+    keywords: dict[str, Any] = Field(default_factory=dict)
 
 
 class RunDone(_Message):
-    """One run finished inside the worker."""
+    """One run finished inside the worker. ``output`` is parsed JSON (JSON values by
+    construction) and validated once, as a script output, where it is decoded."""
 
     op: Literal["done"]
-    output: JsonValue
+    output: Any
     stdout: str = ""
     stdout_truncated: bool = False
     error_code: Annotated[ErrorCode | None, AfterValidator(_worker_code)] = None

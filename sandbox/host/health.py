@@ -27,6 +27,11 @@ class SandboxHealth(BaseModel):
     )
     admission: AdmissionFigures | None = Field(description="None before the sandbox starts.")
     cgroup: str = Field(description="The sandbox's cgroup: 'active (...)' or 'degraded: why'.")
+    open_files_limit: int | None = Field(
+        default=None,
+        description="The host's open-files soft limit, raised to the hard one at start "
+        "(each open session holds a few descriptors).",
+    )
 
     @classmethod
     def stopped(cls) -> SandboxHealth:

@@ -162,8 +162,15 @@ class RunWatch:
         self._exceeded: ErrorCode | None = None
         self._costs: RunCosts | None = None
 
+    #: How often the run loop asks :meth:`check` (the watch's own thread reads faster).
+    interval_s = 0.05
+
     def exceeded(self) -> ErrorCode | None:
         """The limit the run went past (its worker is being killed), or None."""
+        return self._exceeded
+
+    def check(self) -> ErrorCode | None:
+        """:meth:`exceeded`, as the run loop's ``ResourceWatch`` asks it."""
         return self._exceeded
 
     def _read(self) -> float | None:

@@ -32,11 +32,14 @@ _OPEN: weakref.WeakSet[Sandbox] = weakref.WeakSet()
 class Sandbox:
     """Runs scripts in forked, confined workers under one policy.
 
-    Use as a context manager (or call :meth:`start` and :meth:`close`). At most
-    ``max_workers`` sessions hold a worker at once (default: what fits in
-    ``memory_budget_mb``, itself 80 % of the machine's memory by default, at the
-    policy's ``memory_mb`` each); a session beyond waits up to ``admission_timeout_s``,
-    then :class:`~sandbox.errors.AdmissionTimeout` is raised. Every wait for a new worker
+    Use as a context manager (or call :meth:`start` and :meth:`close`). Each worker
+    keeps its policy's hard limits; admission charges what sessions use: a new session
+    is admitted while the memory the sandbox's processes use now (measured) plus
+    ``session_request_mb`` per open session fits in ``memory_budget_mb`` (80 % of the
+    machine's memory by default), and at most ``max_workers`` sessions are open (by
+    default as many as their requests fit in the budget and the open-files limit
+    allows). A session beyond waits up to ``admission_timeout_s``, then
+    :class:`~sandbox.errors.AdmissionTimeout` says which budget is full. Every wait for a new worker
     (its fork, its hello) is bounded by ``start_timeout_s``; a dead or stuck zygote is
     replaced. Sync tools run in up to ``tool_threads`` threads, a session's in up to
     ``hung_tools_per_session``: its calls running plus those still running after their
@@ -55,13 +58,14 @@ class Sandbox:
         start_timeout_s: float = 10.0,
         tool_threads: int = 64,
         hung_tools_per_session: int = 4,
+        session_request_mb: int = 8,
     ) -> None:
         if policy is None:
             policy = SandboxPolicy.preset("default")
         elif isinstance(policy, str):
             policy = SandboxPolicy.load(policy)
         self.policy: SandboxPolicy = policy
-        max_workers, memory_mb = budget(policy.limits.memory_mb, max_workers, memory_budget_mb)
+        max_workers, memory_mb = budget(max_workers, memory_budget_mb, session_request_mb)
         self._options = SupplyOptions(
             spares=spares,
             max_workers=max_workers,
@@ -70,6 +74,7 @@ class Sandbox:
             start_timeout_s=start_timeout_s,
             tool_threads=tool_threads,
             hung_tools_per_session=hung_tools_per_session,
+            session_request_mb=session_request_mb,
         )
         #: What the zygote was started with (mount paths resolved once, at start).
         self.worker_config: dict[str, Any] = {}
@@ -172,6 +177,41 @@ class Sandbox:
                 session.close()
                 raise
         return session
+
+    async def session_async(
+        self,
+        tools: Mapping[str, Callable[..., Any]] | None = None,
+        *,
+        gate: ToolGate | None = None,
+        tool_timeouts: Mapping[str, float | None] | None = None,
+        restore: bytes | Snapshot | None = None,
+    ) -> Session:
+        """:meth:`session` for a started sandbox, from asyncio code: the wait for a slot
+        holds no thread; async tools and the gate run on the running loop. Cancelling
+        it leaves no worker behind."""
+        snapshot = None if restore is None else Snapshot.load(restore)
+        toolset = ToolSet(tools, gate=gate, timeouts=tool_timeouts)
+        current = self._supply
+        if current is None or current.closed:
+            raise SandboxError("the sandbox is not running")
+        supply: WorkerSupply = current
+        loop = asyncio.get_running_loop()
+        session = await supply.admit_async(lambda: Session(supply, toolset, loop))
+        with self._lock:
+            self._served += 1
+        if snapshot is not None:
+            try:
+                await supply.in_start_thread(lambda: session.restore(snapshot))
+            except BaseException:
+                session.close()
+                raise
+        return session
+
+    @property
+    def running(self) -> bool:
+        """Started and not closed."""
+        supply = self._supply
+        return supply is not None and not supply.closed
 
     @property
     def confinement(self) -> dict[str, str]:

@@ -2,54 +2,46 @@
 
 ``Session.run`` sends a script, serves the worker's tool calls, enforces the wall-clock
 and hard CPU limits itself by killing the worker's process group, and returns an
-:class:`Execution` whatever happens. Its workers come from the
-:class:`~sandbox.host.supply.WorkerSupply` its sandbox handed it.
+:class:`Execution` whatever happens. The run itself is a state machine
+(``run_machine.py``), waited for in the caller's thread (:meth:`Session.run`) or with
+the event loop (:meth:`Session.run_async`, holding no thread: ``run_drivers.py``). Its
+workers come from the :class:`~sandbox.host.supply.WorkerSupply` its sandbox handed it.
 """
 
 from __future__ import annotations
 
 import asyncio
-import select
 import threading
 import time
 from collections.abc import Callable
-from types import TracebackType
-from typing import Any, Self, TypeVar
+from typing import Self
 
-from sandbox.errors import SandboxError, SnapshotError
-from sandbox.execution import ErrorCode, Execution, WrittenFile
+from sandbox.errors import SandboxError
+from sandbox.execution import ErrorCode, Execution, ToolCallRecord, WrittenFile
 from sandbox.host import resource_watch
 from sandbox.host.deaths import explain_death
-from sandbox.host.frames import RunDone, parse_worker_message
+from sandbox.host.frames import RunDone
 from sandbox.host.resource_watch import RunCosts, RunWatch
+from sandbox.host.run_drivers import LoopDriver, PollDriver, exit_status, gone
 from sandbox.host.run_limits import capped_answer, capped_images, refuse_source
-from sandbox.host.snapshots import ExchangeFailed, RestoreReport, Snapshot, give, take
+from sandbox.host.run_machine import Finished, Lost, RunMachine, Stopped
+from sandbox.host.session_state import StateExchange
+from sandbox.host.snapshots import RestoreReport
 from sandbox.host.supply import FreshWorker, WorkerSupply
-from sandbox.host.tool_flight import CallRefused, Flight
+from sandbox.host.tool_flight import Flight
 from sandbox.host.tools import ToolSet
 from sandbox.host.workers import WorkerHandle
 from sandbox.host.writes.direct import DirectWrites
 from sandbox.host.writes.private import PrivateWrites
 from sandbox.limits_text import explain
 from sandbox.output import Error
-from sandbox.protocol import (
-    ChannelClosed,
-    FrameTooLarge,
-    Op,
-    encode,
-    encode_run,
-    in_flight_cap,
-    send_by,
-)
+from sandbox.protocol import ExitedNotice, Op, encode, in_flight_cap
 
-#: How long a waiting run sleeps at most before it looks at its limits again.
-_POLL_S = 0.05
 #: How long a dead worker's exit notice is awaited (the zygote sends it at once).
 _EXIT_NOTICE_S = 2.0
-_T = TypeVar("_T")
 
 
-class Session:
+class Session(StateExchange):
     """One worker's life: scripts run one after another and share their variables."""
 
     def __init__(
@@ -77,12 +69,12 @@ class Session:
         self._tool_loop = lambda: self._loop or self._supply.async_loop()
         self.confinement: dict[str, str] = {}
         self._worker_lost = False
-        #: What :meth:`restore` rebuilt, once it has (``sb.session(restore=...)``).
-        self.restored: RestoreReport | None = None
         self._closed = False
         self._run_lock = threading.Lock()
         self._own_abort = threading.Event()
         self._abort = self._own_abort
+        #: What :meth:`restore` rebuilt, once it has (``sb.session(restore=...)``).
+        self.restored: RestoreReport | None = None
         self._start_worker()
 
     def _start_worker(self) -> None:
@@ -142,67 +134,89 @@ class Session:
         even if it is set before the run has a worker.
         """
         with self._run_lock:
-            if self._closed:
-                raise SandboxError("the session is closed")
-            if self._overdrawn is not None:
-                return Execution(
-                    output=Error(message=self._overdrawn), error_code=ErrorCode.OUTPUT_LIMIT
-                )
-            if cancel is None:
-                cancel = self._own_abort  # reused: an Event costs microseconds to make
-                cancel.clear()
-            self._abort = cancel
-            refusal = refuse_source(source, self._limits)
+            refusal = self._refusal(source, cancel)
             if refusal is not None:
                 return refusal
-            restarted = False
+            restarted = self._worker_lost if self._worker is None else False
             if self._worker is None:
                 self._start_worker()
-                restarted = self._worker_lost
                 self._worker_lost = False
-            if self._abort.is_set() and self._worker is not None:
-                self._worker.kill()  # cancelled while the worker was starting
-            execution = self._drive(source)
-            if restarted:
-                execution = execution.model_copy(update={"worker_restarted": True})
-            return execution
-
-    def snapshot(self) -> Snapshot:
-        """The script's state as a :class:`Snapshot` (JSON bytes) that
-        ``sb.session(restore=...)`` rebuilds (``sandbox/host/snapshots.py``)."""
-        return self._exchange(lambda worker: take(worker, self._limits), ExchangeFailed)
-
-    def restore(self, snapshot: bytes | Snapshot) -> RestoreReport:
-        """Rebuild ``snapshot`` here; what could not be is in the report's ``lost``.
-        Raises SnapshotError for a snapshot that is not intact (the session then goes on
-        in a fresh worker)."""
-        loaded = Snapshot.load(snapshot)
-        report = self._exchange(lambda worker: give(worker, loaded, self._limits), SnapshotError)
-        self.restored = report
-        return report
-
-    def _exchange(
-        self, call: Callable[[WorkerHandle], tuple[_T, float]], retire_on: type[Exception]
-    ) -> _T:
-        """``call(worker)`` with the session's worker idle and running (plain-Python
-        workers wait stopped); a failure of kind ``retire_on`` ends the worker."""
-        with self._run_lock:
-            if self._closed:
-                raise SandboxError("the session is closed")
-            if self._worker is None:
-                self._start_worker()
-            worker = self._worker
-            assert worker is not None
-            if self._pause_between_runs:
-                worker.resume()
+            driver = PollDriver()
+            machine = self._machine(driver.notify, inline=True)
             try:
-                result, self._worker_cpu = call(worker)
-            except retire_on:
-                self._retire(worker)
+                end = driver.run(machine, source)
+            finally:
+                records = machine.flight.close()  # idempotent; nothing is left in flight
+            end = self._limit_reached(end)
+            if isinstance(end, Lost):
+                peak = self._costs().peak_memory_bytes  # read while /proc has it
+                origin, pid = machine.worker.origin, machine.worker.pid
+                status = origin.exit_status(pid, _EXIT_NOTICE_S) if origin else None
+                execution, zygote_dead = self._died(machine, end, records, status, peak)
+                if zygote_dead:
+                    self._supply.check_zygote()
+            else:
+                execution = self._ended(machine, end, records)
+                self._supply.ran(machine.worker)
+            return _restarted(execution) if restarted else execution
+
+    async def run_async(self, source: str) -> Execution:
+        """:meth:`run` on the running event loop: the run waits with the loop, not in
+        a thread; async tools run on this loop, sync ones on the sandbox's tool
+        threads. Cancelling it kills the worker (the next run starts a fresh one)."""
+        if not self._run_lock.acquire(blocking=False):
+            raise SandboxError("the session is running another script")
+        try:
+            refusal = self._refusal(source, None)
+            if refusal is not None:
+                return refusal
+            restarted = self._worker_lost if self._worker is None else False
+            if self._worker is None:
+                await self._supply.in_start_thread(self._start_worker)
+                self._worker_lost = False
+            driver = LoopDriver(asyncio.get_running_loop())
+            machine = self._machine(driver.notify, inline=False)
+            try:
+                end = await driver.run(machine, source)
+            except BaseException:
+                worker = machine.worker
+                worker.kill()  # cancelled: the worker goes, the session stays
+                machine.flight.close()
+                self._costs()  # the watch ends with the run
+                try:
+                    await gone(worker, _EXIT_NOTICE_S)  # so that the caller sees it gone on return
+                finally:
+                    self._retire(worker)
                 raise
-            if self._pause_between_runs:
-                worker.pause()
-            return result
+            records = machine.flight.close()
+            end = self._limit_reached(end)
+            if isinstance(end, Lost):
+                peak = self._costs().peak_memory_bytes  # read while /proc has it
+                status = await exit_status(machine.worker, _EXIT_NOTICE_S)
+                execution, zygote_dead = self._died(machine, end, records, status, peak)
+                if zygote_dead:
+                    await self._supply.in_start_thread(self._supply.check_zygote)
+            else:
+                execution = self._ended(machine, end, records)
+                self._supply.ran(machine.worker)
+            return _restarted(execution) if restarted else execution
+        finally:
+            self._run_lock.release()
+
+    def _refusal(self, source: str, cancel: threading.Event | None) -> Execution | None:
+        """Why this run cannot start (an Execution saying so), or None; sets the abort
+        event the run watches."""
+        if self._closed:
+            raise SandboxError("the session is closed")
+        if self._overdrawn is not None:
+            return Execution(
+                output=Error(message=self._overdrawn), error_code=ErrorCode.OUTPUT_LIMIT
+            )
+        if cancel is None:
+            cancel = self._own_abort  # reused: an Event costs microseconds to make
+            cancel.clear()
+        self._abort = cancel
+        return refuse_source(source, self._limits)
 
     def kill(self) -> None:
         """Kill the current worker now (a running ``run`` returns promptly)."""
@@ -224,18 +238,12 @@ class Session:
     def __enter__(self) -> Self:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # -- the run loop ------------------------------------------------------------------
-    def _drive(self, source: str) -> Execution:
-        # Everything the worker says is checked here again: with the language layer off,
-        # a script can write its own frames to the channel.
+    # -- the run ----------------------------------------------------------------------
+    def _machine(self, notify: Callable[[], None], *, inline: bool) -> RunMachine:
+        """The state machine of the next run (see ``run_machine.py``)."""
         worker = self._worker
         assert worker is not None
         limits = self._limits
@@ -245,79 +253,44 @@ class Session:
             self._in_flight_cap,
             self._supply.tool_threads,
             self._tool_loop,
-            self._abort,
+            notify,
+            inline=inline,
         )
-        started = time.perf_counter()
-        # Time spent in host tools does not count against the script (flight.paused).
-        deadline = started + limits.wall_s
+        self._seq += 1
+        if self._abort.is_set():
+            worker.kill()  # cancelled while the worker was starting
         # CPU is the kernel's count, read on a timer whatever the channel does.
         watch = self._watch = resource_watch.watch(worker, limits.cpu_hard_s)
-        self._seq += 1
-        try:
-            if self._pause_between_runs:
-                worker.resume()
-            if not send_by(worker.sock, encode_run(source, self._seq), deadline):
-                return self._killed(worker, ErrorCode.TIMEOUT, started, flight)
-            while True:
-                if (limit := watch.exceeded()) is not None:
-                    return self._killed(worker, limit, started, flight)
-                frame = worker.reader.next_frame()
-                if frame is None:
-                    now = time.perf_counter()
-                    paused = flight.paused(now)
-                    for answer in flight.replies() if flight.busy else ():
-                        if not send_by(worker.sock, answer, deadline + paused):
-                            return self._killed(worker, ErrorCode.TIMEOUT, started, flight)
-                    remaining = deadline + paused - now
-                    if remaining <= 0:
-                        return self._killed(worker, ErrorCode.TIMEOUT, started, flight)
-                    wake = flight.wake_fd
-                    waited: list[Any] = [worker.sock] if wake is None else [worker.sock, wake]
-                    ready, _, _ = select.select(waited, [], [], min(remaining, _POLL_S))
-                    if worker.sock in ready:
-                        worker.reader.fill()
-                    continue
-                message = parse_worker_message(frame)
-                if message.op == Op.CALL:
-                    reply = flight.take(message)
-                    if reply is not None and not send_by(
-                        worker.sock, reply, deadline + flight.paused(time.perf_counter())
-                    ):
-                        return self._killed(worker, ErrorCode.TIMEOUT, started, flight)
-                elif message.op == Op.CRASH:
-                    raise ValueError(f"worker error: {message.message}")
-                elif message.op == Op.DONE:
-                    if message.seq != self._seq:
-                        continue  # not this run's answer (a stale or forged frame)
-                    if self._pause_between_runs:
-                        # Nothing may run between two runs, whatever the script left behind.
-                        worker.pause()
-                    if (limit := watch.exceeded()) is not None:
-                        return self._killed(worker, limit, started, flight)
-                    return self._finished(message, len(frame), started, flight)
-                else:
-                    raise ValueError(f"unexpected {message.op!r} message during a run")
-        except CallRefused as exc:
-            return self._killed(worker, exc.code, started, flight, exc.message)
-        except (ChannelClosed, OSError):
-            if (limit := watch.exceeded()) is not None:
-                return self._killed(worker, limit, started, flight)
-            return self._died(worker, started, flight, detail=None)
-        except (FrameTooLarge, ValueError) as exc:
-            worker.kill()
-            return self._died(worker, started, flight, detail=str(exc))
-        finally:
-            flight.close()  # idempotent: nothing is left in flight, whatever happened
-            watch.finish()
+        return RunMachine(
+            worker,
+            flight,
+            wall_s=limits.wall_s,
+            seq=self._seq,
+            watch=watch,
+            abort=self._abort,
+            pause_between_runs=self._pause_between_runs,
+        )
+
+    def _ended(
+        self, machine: RunMachine, end: Finished | Stopped, records: list[ToolCallRecord]
+    ) -> Execution:
+        if isinstance(end, Finished):
+            return self._finished(end.message, end.size, machine, records)
+        return self._killed(machine, end.code, records, end.message)
+
+    def _limit_reached(self, end: Finished | Stopped | Lost) -> Finished | Stopped | Lost:
+        """``end``, unless the resource watch killed the worker at a limit meanwhile
+        (its channel then closes, or its answer came as the watch fired)."""
+        limit = self._watch.exceeded() if self._watch is not None else None
+        return Stopped(limit) if limit is not None and not isinstance(end, Stopped) else end
+
+    def _costs(self) -> RunCosts:
+        """The run's costs as the host measured them (``resource_watch.py``)."""
+        return self._watch.finish() if self._watch is not None else RunCosts(0.0, 0)
 
     def _finished(
-        self,
-        message: RunDone,
-        frame_size: int,
-        started: float,
-        flight: Flight,
+        self, message: RunDone, frame_size: int, machine: RunMachine, records: list[ToolCallRecord]
     ) -> Execution:
-        records = flight.close()
         costs = self._costs()
         output, stdout, truncated, error_code = capped_answer(message, frame_size, self._limits)
         images, too_large = capped_images(message, self._limits)
@@ -335,13 +308,13 @@ class Session:
             stdout=stdout,
             stdout_truncated=truncated,
             error_code=error_code,
-            duration_s=time.perf_counter() - started - flight.tool_time,
+            duration_s=_run_time(machine),
             cpu_s=costs.cpu_s,
             peak_memory_bytes=costs.peak_memory_bytes,
             tool_calls=records,
             confinement=self.confinement,
-            files=self._files_written(),
             images=images,
+            files=self._files_written(),
             worker_restarted=False,
         )
 
@@ -370,21 +343,20 @@ class Session:
 
     def _killed(
         self,
-        worker: WorkerHandle,
+        machine: RunMachine,
         code: ErrorCode,
-        started: float,
-        flight: Flight,
+        records: list[ToolCallRecord],
         message: str | None = None,
     ) -> Execution:
+        worker = machine.worker
         costs = self._costs()  # read while /proc still has the worker
         self._retire(worker)
-        records, tool_time = flight.close(), flight.tool_time
         message = message or explain(code.value, self._limits.model_dump())
         files, unchecked = self._writes_of_stopped_run()
         return Execution(
             output=Error(message=message + unchecked),
             error_code=code,
-            duration_s=time.perf_counter() - started - tool_time,
+            duration_s=_run_time(machine),
             cpu_s=costs.cpu_s,
             peak_memory_bytes=costs.peak_memory_bytes,
             tool_calls=records,
@@ -394,45 +366,41 @@ class Session:
 
     def _died(
         self,
-        worker: WorkerHandle,
-        started: float,
-        flight: Flight,
-        detail: str | None,
-    ) -> Execution:
+        machine: RunMachine,
+        end: Lost,
+        records: list[ToolCallRecord],
+        status: ExitedNotice | None,
+        peak: int,
+    ) -> tuple[Execution, bool]:
+        """The run whose worker died, and whether its zygote died too (the caller then
+        has it replaced)."""
+        worker = machine.worker
         killed_by_host = worker.killed_by_host
-        records, tool_time = flight.close(), flight.tool_time
-        costs = self._costs()
         self._retire(worker, release=False)
         files, unchecked = self._writes_of_stopped_run()
         origin = worker.origin
-        status = origin.exit_status(worker.pid, _EXIT_NOTICE_S) if origin else None
         zygote_cause = None
         if origin is not None and not origin.alive:
             zygote_cause = origin.death_cause()
         self._supply.release(worker)
-        if zygote_cause is not None:
-            self._supply.check_zygote()
         death = explain_death(
             status,
             killed_by_host=killed_by_host,
-            detail=detail,
+            detail=end.detail,
             zygote_cause=zygote_cause,
             limits=self._limits.model_dump(),
         )
-        return Execution(
+        execution = Execution(
             output=Error(message=death.message + unchecked),
             error_code=death.code,
-            duration_s=time.perf_counter() - started - tool_time,
-            cpu_s=costs.cpu_s,
-            peak_memory_bytes=costs.peak_memory_bytes,
+            duration_s=_run_time(machine),
+            cpu_s=self._costs().cpu_s,
+            peak_memory_bytes=peak,
             tool_calls=records,
             confinement=self.confinement,
             files=files,
         )
-
-    def _costs(self) -> RunCosts:
-        """The run's costs as the host measured them (``resource_watch.py``)."""
-        return self._watch.finish() if self._watch is not None else RunCosts(0.0, 0)
+        return execution, zygote_cause is not None
 
     def _writes_of_stopped_run(self) -> tuple[list[WrittenFile], str]:
         """What a stopped or dead worker's run wrote, and a sentence for its message if
@@ -444,3 +412,12 @@ class Session:
             return self._files_written(), ""
         except OSError as exc:
             return [], f" What the run wrote could not be checked: {exc.strerror or exc}."
+
+
+def _run_time(machine: RunMachine) -> float:
+    """The run's wall time, less the time spent in tools."""
+    return time.perf_counter() - machine.started - machine.flight.tool_time
+
+
+def _restarted(execution: Execution) -> Execution:
+    return execution.model_copy(update={"worker_restarted": True})

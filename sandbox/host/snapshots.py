@@ -15,6 +15,7 @@ a killed run.
 from __future__ import annotations
 
 import select
+import socket
 import time
 from typing import Literal
 
@@ -33,7 +34,6 @@ from sandbox.protocol import (
     ToolFailure,
     encode,
     frame_text,
-    send_by,
 )
 
 #: The least time a snapshot or a restore is given, whatever the policy's ``wall_s``.
@@ -150,7 +150,7 @@ def give(worker: WorkerHandle, snapshot: Snapshot, limits: Limits) -> tuple[Rest
 
 def _send(worker: WorkerHandle, data: bytes, deadline: float) -> None:
     try:
-        sent = send_by(worker.sock, data, deadline)
+        sent = _send_by(worker.sock, data, deadline)
     except OSError:
         raise ExchangeFailed("the session's worker is gone") from None
     if not sent:
@@ -207,3 +207,20 @@ def _payload(worker: WorkerHandle, size: int, deadline: float) -> bytes:
     if len(data) != size:
         raise ExchangeFailed("protocol violation: the snapshot's size is not the one announced")
     return data
+
+
+def _send_by(sock: socket.socket, data: bytes, deadline: float) -> bool:
+    """Send ``data`` on a blocking socket, giving up at ``deadline`` (``perf_counter``);
+    False if it did not all go (a worker that stops reading must not hold the host)."""
+    view = memoryview(data)
+    while True:
+        try:
+            view = view[sock.send(view, socket.MSG_DONTWAIT) :]
+        except BlockingIOError:
+            pass
+        if not view:
+            return True
+        remaining = deadline - time.perf_counter()
+        if remaining <= 0:
+            return False
+        select.select([], [sock], [], min(remaining, 0.05))

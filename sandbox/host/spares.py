@@ -1,13 +1,23 @@
-"""Spare workers forked ahead of time, so that a new session does not wait for a fork."""
+"""Spare workers forked ahead of time, so that a new session does not wait for a fork.
+
+A spare taken from a full pool is replaced a moment later (:data:`REFILL_DELAY_S`),
+not at once: forked at take time, the replacement competed for the CPU with the new
+session's first run on a two-core machine. Spares taken one after another (a pool no
+longer full) are replaced at once.
+"""
 
 from __future__ import annotations
 
 import threading
+import time
 from collections import deque
 from concurrent.futures import Future
 
 from sandbox.errors import SandboxError
 from sandbox.host.workers import WorkerHandle, Zygote
+
+#: How long a replacement waits after a spare was taken (a new session's first run).
+REFILL_DELAY_S = 0.003
 
 
 class WorkerPool:
@@ -20,7 +30,21 @@ class WorkerPool:
         self._in_flight = 0
         self._lock = threading.Lock()
         self._closed = False
+        self._wanted = threading.Event()
+        if self._target:
+            threading.Thread(target=self._refill_later, name="sandbox-spares", daemon=True).start()
         self.refill()
+
+    def _refill_later(self) -> None:
+        while True:
+            self._wanted.wait()
+            self._wanted.clear()
+            if self._closed:
+                return
+            time.sleep(REFILL_DELAY_S)
+            if self._closed:  # closed while it slept (its wake-up was cleared above)
+                return
+            self.refill()
 
     def _arrived(self, future: Future[WorkerHandle]) -> None:
         with self._lock:
@@ -59,7 +83,14 @@ class WorkerPool:
             worker.close()  # died before it was used: its buffered hello means nothing
         if worker is None:
             worker = self._zygote.wait_fork(self._zygote.fork(), timeout)
-        self.refill()
+        with self._lock:
+            # Only a pool that was full waits: sessions taken one after another need
+            # their replacements at once (the delay, on a loaded machine, drained it).
+            was_full = len(self._ready) + self._in_flight >= self._target - 1 > 0
+        if was_full:
+            self._wanted.set()
+        else:
+            self.refill()
         return worker
 
     def pids(self) -> set[int]:
@@ -82,5 +113,6 @@ class WorkerPool:
         with self._lock:
             self._closed = True
             spares, self._ready = list(self._ready), deque()
+        self._wanted.set()  # its thread ends
         for worker in spares:
             worker.close()

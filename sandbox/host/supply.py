@@ -11,6 +11,7 @@ closes the sessions it still holds and stops everything it started; what it repo
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import threading
 from collections.abc import Callable
@@ -20,7 +21,9 @@ from typing import Any, Protocol, TypeVar
 from sandbox.errors import SandboxError
 from sandbox.host.admission import Admission
 from sandbox.host.cgroup import SandboxCgroup
+from sandbox.host.descriptors import raise_open_files_limit
 from sandbox.host.health import SandboxHealth
+from sandbox.host.memory_use import MemoryMeter
 from sandbox.host.requirements import check as check_required
 from sandbox.host.supervisor import Supervisor
 from sandbox.host.tool_threads import ToolThreads
@@ -43,6 +46,13 @@ class Holder(Protocol):
 
 
 H = TypeVar("H", bound=Holder)
+T = TypeVar("T")
+
+#: Threads that start workers for the async API (a start waits on the zygote, bounded
+#: by ``start_timeout_s``; it never waits on another session). Few: each competes with
+#: the event loop for the interpreter, and with 200 users on one loop two ran as many
+#: scripts a second as eight, the loop answering sooner.
+_START_THREADS = 2
 
 
 @dataclass(frozen=True)
@@ -69,6 +79,7 @@ class SupplyOptions:
     start_timeout_s: float
     tool_threads: int
     hung_tools_per_session: int
+    session_request_mb: int
 
 
 class WorkerSupply:
@@ -81,6 +92,8 @@ class WorkerSupply:
         self.worker_config: dict[str, Any] = policy.worker_config()
         #: The latest worker's confinement report (empty until a worker started).
         self.confinement: dict[str, str] = {}
+        #: The host's open-files soft limit, raised at start (each session holds some).
+        self.open_files_limit = raise_open_files_limit()
         memory_mb = options.memory_budget_mb
         cgroup = SandboxCgroup.create(
             None if memory_mb is None else memory_mb << 20,
@@ -106,13 +119,27 @@ class WorkerSupply:
             )
         self._supervisor: Supervisor | None = supervisor
         self._cgroup: SandboxCgroup | None = cgroup
-        self._admission = Admission(options.max_workers, memory_mb, options.admission_timeout_s)
+        self._meter = MemoryMeter(
+            self.processes, cgroup.memory_current if cgroup.path is not None else None
+        )
+        self._admission = Admission(
+            options.max_workers,
+            memory_mb,
+            options.admission_timeout_s,
+            request_mb=options.session_request_mb,
+            used=self._meter.total,
+            used_by=lambda: self._meter.source,
+        )
         self._tool_threads: ToolThreads | None = ToolThreads(
             options.tool_threads, options.hung_tools_per_session
         )
         self._loop_thread: _LoopThread | None = None
+        self._starters = concurrent.futures.ThreadPoolExecutor(
+            _START_THREADS, thread_name_prefix="sandbox-start"
+        )
         self._held: set[Holder] = set()
         self._lock = threading.Lock()
+        self._meter.start()
 
     @property
     def closed(self) -> bool:
@@ -133,6 +160,31 @@ class WorkerSupply:
         with self._lock:
             self._held.add(held)
         return held
+
+    async def admit_async(self, open_session: Callable[[], H]) -> H:
+        """:meth:`admit` for the event loop: the wait for a slot holds no thread, the
+        worker's start one of the supply's own; cancelling it leaves nothing behind."""
+        await self._admission.enter_async()
+        start = asyncio.ensure_future(self.in_start_thread(open_session))
+        try:
+            held = await asyncio.shield(start)
+        except asyncio.CancelledError:
+            await asyncio.wait([start])  # a worker being started is then ended
+            if not start.cancelled() and start.exception() is None:
+                start.result().close()
+            self._admission.leave()
+            raise
+        except BaseException:
+            self._admission.leave()
+            raise
+        with self._lock:
+            self._held.add(held)
+        return held
+
+    async def in_start_thread(self, fn: Callable[[], T]) -> T:
+        """``fn()`` (a worker's start, a zygote's replacement) on one of the supply's own
+        threads, never the caller's default executor."""
+        return await asyncio.get_running_loop().run_in_executor(self._starters, fn)
 
     def leave(self, held: Holder) -> None:
         """``held`` has closed: give its slot back (once, however often it is called)."""
@@ -162,8 +214,13 @@ class WorkerSupply:
         self.confinement = confinement
         return FreshWorker(worker, confinement, hello.process_cpu_s, tuple(hello.layers))
 
+    def ran(self, worker: WorkerHandle) -> None:
+        """``worker`` ran a script: its memory use may have changed."""
+        self._meter.ran(worker.pid)
+
     def release(self, worker: WorkerHandle) -> None:
         """A session is done with ``worker`` (already killed)."""
+        self._meter.forget(worker.pid)
         supervisor = self._supervisor
         if supervisor is not None:
             supervisor.release(worker)
@@ -216,11 +273,13 @@ class WorkerSupply:
             tool_threads_busy=threads.busy() if threads else 0,
             admission=self._admission.figures(),
             cgroup=cgroup.state if cgroup else "off: the sandbox is not running",
+            open_files_limit=self.open_files_limit,
         )
 
     def close(self) -> None:
         """Close every held session, kill the spares and stop the zygote."""
         self._admission.close()
+        self._meter.close()
         with self._lock:
             held = list(self._held)
         for session in held:
@@ -238,6 +297,7 @@ class WorkerSupply:
             threads.close()
         if loop_thread is not None:
             loop_thread.stop()
+        self._starters.shutdown(wait=False, cancel_futures=True)
 
 
 class _LoopThread:

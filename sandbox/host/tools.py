@@ -1,9 +1,12 @@
 """Host tools: ordinary callables turned into validated endpoints for scripts.
 
 A script calls ``lookup_price("wand")``; the worker sends the JSON arguments to the
-host, where :meth:`ToolSet.invoke` validates them against the function's signature
-(pydantic), calls it (sync in a thread, async on an event loop) under the per-tool
-timeout, and converts the result to JSON. Whatever goes wrong comes back as an
+host, where the call's arguments are validated against the function's signature
+(pydantic), the function called — a sync tool on a tool thread
+(:meth:`ToolSet.start_in_thread`, or in the run's thread when it has no timeout:
+:meth:`ToolSet.invoke`), an async one, or any call a gate approves, on an event loop
+(:meth:`ToolSet.invoke_async`) — and the result converted to JSON. The run's
+``tool_flight.py`` keeps each call's timeout. Whatever goes wrong comes back as an
 exception type name and a message that the worker raises inside the script.
 """
 
@@ -12,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import inspect
-import threading
 import time
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
@@ -36,26 +38,8 @@ from sandbox.host.tool_failures import (
 )
 from sandbox.host.tool_slots import Slot, ToolSlots
 from sandbox.host.tool_threads import ToolBudgetExhausted, ToolThreads
+from sandbox.host.tool_validation import validated
 from sandbox.protocol import Op, ResultFrame, ToolFailure, ToolValue, name_refusal
-
-#: How often a wait for a tool looks whether its run was cancelled.
-_ABORT_POLL_S = 0.05
-
-
-def _settled(
-    future: concurrent.futures.Future[Any], deadline: float | None, abort: threading.Event | None
-) -> bool:
-    """Wait for ``future`` until ``deadline`` (monotonic) or ``abort``; True if done."""
-    while not future.done():
-        if abort is not None and abort.is_set():
-            return False
-        wait = _ABORT_POLL_S
-        if deadline is not None:
-            wait = min(wait, deadline - time.monotonic())
-            if wait <= 0:
-                return False
-        concurrent.futures.wait([future], wait)
-    return True
 
 
 def _check_size(name: str, result: Any, max_result_bytes: int) -> None:
@@ -79,17 +63,20 @@ class ToolOutcome:
     elapsed_s: float
 
 
+@dataclass(frozen=True)
+class ThreadedCall:
+    """A plain sync call ready for a tool thread. ``launch`` hands it over — the run
+    loop does so just before it waits, so that the thread does not wake to find the
+    interpreter still busy and wait for it a second time; ``give_up`` lets it go past
+    its timeout (a call still running hangs in its thread, keeping its slot)."""
+
+    launch: Callable[[], None]
+    give_up: Callable[[], None]
+
+
 #: Asked before each call (name, bound arguments); returns None to proceed or the reason
 #: for refusing. Awaited without any timeout: a person may be deciding.
 ToolGate = Callable[[str, dict[str, Any]], Coroutine[Any, Any, str | None]]
-
-
-def _validated(fn: Callable[..., Any]) -> Callable[..., Any]:
-    config = pydantic.ConfigDict(arbitrary_types_allowed=True)
-    try:
-        return pydantic.validate_call(config=config)(fn)
-    except (pydantic.PydanticSchemaGenerationError, pydantic.PydanticUserError, TypeError):
-        return fn
 
 
 class ToolSet:
@@ -120,7 +107,7 @@ class ToolSet:
             self._is_async[name] = inspect.iscoroutinefunction(fn) or (
                 inspect.iscoroutinefunction(type(fn).__call__)
             )
-            self._tools[name] = _validated(fn)
+            self._tools[name] = validated(fn)
 
         self._slots = ToolSlots()
 
@@ -133,6 +120,77 @@ class ToolSet:
         """The seconds a call of ``name`` may take, or None without a limit; None too
         with a gate, which is awaited without one."""
         return None if self._gate is not None else self._timeouts.get(name, default)
+
+    def route(self, name: str, default_timeout: float) -> str:
+        """Where a plain call of ``name`` runs: ``task`` on the tools' event loop (an
+        async tool, or any call with a gate), ``inline`` (a sync tool without a
+        timeout: nothing could stop it anyway) or ``thread``, a tool thread."""
+        if self._gate is not None or self._is_async.get(name, False):
+            return "task"
+        if name in self._tools and self._timeouts.get(name, default_timeout) is None:
+            return "inline"
+        return "thread"
+
+    def start_in_thread(
+        self,
+        name: str,
+        args: list[Any],
+        kwargs: dict[str, Any],
+        *,
+        threads: ToolThreads,
+        max_result_bytes: int,
+        finished: Callable[[ToolOutcome], None],
+    ) -> ThreadedCall | ToolOutcome:
+        """A plain call of a sync tool, ready for a tool thread and holding one of its
+        session's slots (``finished`` gets the outcome, from that thread), or the
+        outcome of a call that cannot start."""
+        entered, arguments, fn, _ = self._begin(name, args, kwargs, 0.0)
+        times = (entered, entered)
+        failure: Exception
+        if fn is None:
+            failure = NameError(f"no tool named {name!r}")
+            return self._conclude(name, arguments, times, None, failure, max_result_bytes)
+        try:
+            slot = self._slots.take(threads.max_hung_per_session)
+        except ToolBudgetExhausted as exc:
+            failure = over_budget(name, exc)
+            return self._conclude(name, arguments, times, None, failure, max_result_bytes)
+        tool = fn
+        launched: list[concurrent.futures.Future[Any]] = []
+
+        def call() -> None:
+            started = time.perf_counter()
+            value: Any = None
+            problem: Exception | None = None
+            try:
+                value = run_contained(tool, args, kwargs)
+            except Exception as exc:
+                problem = exc
+            outcome = self._conclude(
+                name, arguments, (entered, started), value, problem, max_result_bytes
+            )
+            # Free before answering: the script's next call may come at once.
+            self._slots.release(slot)
+            finished(outcome)
+
+        def launch() -> None:
+            try:
+                future = threads.submit(call)
+            except ToolBudgetExhausted as exc:
+                self._slots.release(slot)
+                refused = over_budget(name, exc)
+                finished(self._conclude(name, arguments, times, None, refused, max_result_bytes))
+                return
+            self._slots.bind(slot, future)
+            launched.append(future)
+
+        def give_up() -> None:
+            if launched:
+                self._let_go(launched[0], slot)
+            else:
+                self._slots.release(slot)
+
+        return ThreadedCall(launch, give_up)
 
     def _arguments(self, name: str, args: list[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
         signature = self._signatures.get(name)
@@ -147,42 +205,21 @@ class ToolSet:
         return {"args": args, "kwargs": kwargs} if kwargs else {"args": args}
 
     def invoke(
-        self,
-        name: str,
-        args: list[Any],
-        kwargs: dict[str, Any],
-        *,
-        timeout: float,
-        threads: ToolThreads,
-        loop: asyncio.AbstractEventLoop | None,
-        max_result_bytes: int,
-        abort: threading.Event | None = None,
+        self, name: str, args: list[Any], kwargs: dict[str, Any], *, max_result_bytes: int
     ) -> ToolOutcome:
-        """Run one call; never raises for anything the tool or the script did.
-
-        ``abort`` set (the run was cancelled) stops the wait for a running call.
-        """
-        entered, arguments, fn, timeout_s = self._begin(name, args, kwargs, timeout)
-        started = entered
+        """Run a plain call of a sync tool without a timeout here, in the caller's
+        thread (``route`` says ``inline``); never raises for anything the tool or the
+        script did."""
+        entered, arguments, fn, _ = self._begin(name, args, kwargs, 0.0)
         value: Any = None
         failure: Exception | None = None
         try:
             if fn is None:
                 raise NameError(f"no tool named {name!r}")
-            if self._gate is not None:
-                self._ask_gate(name, arguments, loop, abort)
-                started = time.perf_counter()
-            try:
-                value = self._call(name, fn, args, kwargs, timeout_s, threads, loop, abort)
-            except (Exception, ToolFailed):
-                raise
-            except BaseException as exc:
-                # SystemExit, KeyboardInterrupt, GeneratorExit... raised by the tool are
-                # the tool's failure, not a reason for the host to stop.
-                raise ToolFailed(type(exc).__name__, describe(exc)) from None
+            value = run_contained(fn, args, kwargs)
         except Exception as exc:
             failure = exc
-        return self._conclude(name, arguments, (entered, started), value, failure, max_result_bytes)
+        return self._conclude(name, arguments, (entered, entered), value, failure, max_result_bytes)
 
     def _begin(
         self, name: str, args: list[Any], kwargs: dict[str, Any], timeout: float
@@ -293,72 +330,19 @@ class ToolSet:
             return self._failure(
                 name, arguments, started, entered, type(exc).__name__, describe(exc)
             )
-        record = ToolCallRecord(
+        # Every field is the host's own and JSON already (arguments parsed from a frame,
+        # the result converted above): no validation pass.
+        record = ToolCallRecord.model_construct(
             name=name,
             arguments=arguments,
             ok=True,
             duration_s=time.perf_counter() - started,
             result=result,
+            error=None,
         )
         # The call's id is the flight's to set (tool_flight.py), as it sends the answer.
         reply: ToolValue = {"op": Op.RESULT, "id": 0, "ok": True, "value": result}
         return ToolOutcome(reply, record, time.perf_counter() - entered)
-
-    def _ask_gate(
-        self,
-        name: str,
-        arguments: dict[str, Any],
-        loop: asyncio.AbstractEventLoop | None,
-        abort: threading.Event | None,
-    ) -> None:
-        """Raise unless the gate lets the call proceed."""
-        assert self._gate is not None
-        if loop is None:
-            raise RuntimeError("a tool gate needs an event loop")
-        gate = contained(self._gate(name, arguments))
-        decision = asyncio.run_coroutine_threadsafe(gate, loop)
-        if not _settled(decision, None, abort):
-            decision.cancel()  # the run was cancelled while a person decided
-            raise ToolFailed("CancelledError", f"{name}(): the run was cancelled")
-        refusal = decision.result()
-        if refusal is not None:
-            raise not_approved(name, refusal)
-
-    def _call(
-        self,
-        name: str,
-        fn: Callable[..., Any],
-        args: list[Any],
-        kwargs: dict[str, Any],
-        timeout_s: float | None,
-        threads: ToolThreads,
-        loop: asyncio.AbstractEventLoop | None,
-        abort: threading.Event | None,
-    ) -> Any:
-        if self._is_async[name]:
-            if loop is None:
-                raise RuntimeError("async tools need an event loop")
-            future: concurrent.futures.Future[Any] = asyncio.run_coroutine_threadsafe(
-                contained(fn(*args, **kwargs)), loop
-            )
-        elif timeout_s is None:
-            # Nothing to time out: call it here and spare the thread hop (about 0.1 ms
-            # a call), which matters for scripts that call a tool in a loop.
-            return fn(*args, **kwargs)
-        else:
-            try:
-                slot = self._slots.take(threads.max_hung_per_session)
-            except ToolBudgetExhausted as exc:
-                raise over_budget(name, exc) from None
-            future = self._submit(name, lambda: fn(*args, **kwargs), threads, slot)
-        deadline = None if timeout_s is None else time.monotonic() + timeout_s
-        if _settled(future, deadline, abort):
-            return future.result()
-        if not self._is_async[name]:
-            self._let_go(future, slot)
-        if abort is not None and abort.is_set():
-            raise ToolFailed("CancelledError", f"{name}() was abandoned: the run was cancelled")
-        raise timed_out(name, timeout_s)
 
     def _submit(
         self, name: str, call: Callable[[], Any], threads: ToolThreads, slot: Slot

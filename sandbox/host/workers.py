@@ -108,8 +108,10 @@ class WorkerHandle:
         """False once the worker has exited (a spare may die before it is used)."""
         with self._pidfd_lock:
             if self._pidfd is not None:
-                readable, _, _ = select.select([self._pidfd], [], [], 0)
-                return not readable
+                # poll, not select: with many sessions open, descriptors pass 1024.
+                poller = select.poll()
+                poller.register(self._pidfd, select.POLLIN)
+                return not poller.poll(0)
         return process_state(self.pid) not in (None, "Z", "X")
 
     def pause(self) -> None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import _thread
 import builtins
 import inspect
-import json
 import resource
 import signal
 import time
@@ -29,6 +28,7 @@ from sandbox.protocol import (
     ErrorCodeName,
     Op,
     ResultFrame,
+    json_text,
     name_refusal,
 )
 from sandbox.worker.language.callables import builtin
@@ -141,6 +141,13 @@ class ScriptRuntime:
         #: own state, which a snapshot keeps.
         self.installed: set[str] = set(self.globals)
         self._reset()
+
+    def connect(self, call_host: Callable[[CallFrame], ResultFrame], channel: ToolChannel) -> None:
+        """Bind the worker's tool channel, for a runtime built before its worker had one
+        (the zygote builds one runtime that every worker it forks starts from)."""
+        self._call_host = call_host
+        self._channel = channel
+        attach_channel(channel)
 
     def _register_string(self, text: str) -> str:
         """A file name for a string given to eval/exec, its lines kept for tracebacks."""
@@ -357,11 +364,7 @@ class ScriptRuntime:
         worker embeds it in the frame as is), else a dict explaining why not."""
         value: dict[str, Any] | str
         try:
-            encoded = json.dumps(
-                {key: to_json(item) for key, item in output.items()},
-                ensure_ascii=False,
-                separators=(",", ":"),
-            )
+            encoded = json_text({key: to_json(item) for key, item in output.items()})
             if len(encoded) > self.limits["result_bytes"]:
                 value = {"type": "error", "message": explain("result_limit", self.limits)}
                 error_code = Code.OUTPUT_LIMIT
@@ -378,15 +381,16 @@ class ScriptRuntime:
             value = {"type": "error", "message": explain(Code.MEMORY_LIMIT, self.limits)}
             error_code = Code.MEMORY_LIMIT
         stdout = "".join(self._printed)
+        cpu_now = time.thread_time()
         return {
             "op": Op.DONE,
             "output": value,
             "stdout": stdout,
             "stdout_truncated": self._stdout_truncated,
             "error_code": error_code,
-            "cpu_s": round(time.thread_time() - cpu_start, 6),
+            "cpu_s": round(cpu_now - cpu_start, 6),
             "peak_memory_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
-            "process_cpu_s": time.thread_time(),
+            "process_cpu_s": cpu_now,
         }
 
     def format_exception(self, exc: BaseException) -> str:

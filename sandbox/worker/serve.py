@@ -27,6 +27,7 @@ from sandbox.protocol import (
     Op,
     RestoredFrame,
     RestoreRequest,
+    ResultFrame,
     RunFrame,
     StateFrame,
     UnencodableText,
@@ -101,9 +102,29 @@ def _restore(runtime: ScriptRuntime, reader: FrameReader, size: int) -> Restored
     return reply
 
 
-def serve(
-    channel_fd: int, config: WorkerConfig, proxies: dict[str, ModuleProxy], mounts: Mounts
-) -> NoReturn:
+def _unconnected(request: CallFrame) -> ResultFrame:
+    raise ChannelClosed("the worker has no channel yet")
+
+
+def prepare_runtime(
+    config: WorkerConfig, proxies: dict[str, ModuleProxy], mounts: Mounts
+) -> ScriptRuntime:
+    """The script runtime every worker starts from, built once in the zygote before it
+    forks, its tool channel bound in each worker (:meth:`ScriptRuntime.connect`): its
+    objects are then shared with every worker, copy-on-write, instead of each worker
+    building and dirtying its own (measured: 0.12 ms and 0.65 MiB a worker)."""
+    layers = config.get("layers", {"language": True, "os": True})
+    options: dict[str, Any] = {
+        "language": layers["language"],
+        "open_": make_open(mounts) if mounts else None,
+    }
+    table = proxies if isinstance(proxies, ModuleTable) else ModuleTable(proxies, (), {})
+    return ScriptRuntime(
+        config["limits"], config["builtins"], make_import(table), _unconnected, **options
+    )
+
+
+def serve(channel_fd: int, config: WorkerConfig, runtime: ScriptRuntime) -> NoReturn:
     """Run the worker's life on ``channel_fd``; never returns."""
     try:
         limits = config["limits"]
@@ -129,19 +150,10 @@ def serve(
         channel = ToolChannel(
             sock, reader, lambda request: _call_frame(request, call_cap), in_flight_cap(limits)
         )
-
         # No throwaway warm-up run here: it would copy the pages a run touches from the
         # zygote ahead of time, but costs every worker those copies (measured: fresh
         # sessions per second fell by a sixth, the first run got only 5% faster).
-        options: dict[str, Any] = {
-            "language": layers["language"],
-            "open_": make_open(mounts) if mounts else None,
-        }
-        builtin_names = config["builtins"]
-        table = proxies if isinstance(proxies, ModuleTable) else ModuleTable(proxies, (), {})
-        runtime = ScriptRuntime(
-            limits, builtin_names, make_import(table), channel.call, channel=channel, **options
-        )
+        runtime.connect(channel.call, channel)
         install_cpu_handlers(runtime)
         display.configure(limits)
         if shows_images([*config["modules"], *config.get("extra_modules", [])]):

@@ -42,7 +42,7 @@ from sandbox.worker.language.compiler import compile_script
 from sandbox.worker.language.files import Mounts, module_members
 from sandbox.worker.language.module_proxy import build_all
 from sandbox.worker.parent_watch import ParentWatch
-from sandbox.worker.serve import serve
+from sandbox.worker.serve import prepare_runtime, serve
 
 _WARM_UP = """
 import math
@@ -87,6 +87,7 @@ def main(ctrl_fd: int, host_pid: int | None = None) -> None:
     try:
         mounts = Mounts(config.get("mounts", []))
         proxies = build_all(config, module_members(mounts))
+        runtime = prepare_runtime(config, proxies, mounts)
         compile_script(_WARM_UP, "<warm-up>")
         landlock.python_paths()  # computed once here, inherited by every worker
         landlock.library_paths()
@@ -136,7 +137,7 @@ def main(ctrl_fd: int, host_pid: int | None = None) -> None:
                     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
                     watch.forget()
                     ctrl.detach()
-                    serve(fds[0], config, proxies, mounts)
+                    serve(fds[0], config, runtime)
                 os.close(fds[0])
                 children.add(pid)
                 _send(ctrl, {"op": Op.FORKED, "id": cast(ForkRequest, request)["id"], "pid": pid})

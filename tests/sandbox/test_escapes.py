@@ -241,7 +241,7 @@ def test_deepcopy_memo_does_not_expose_the_runtime(secret_sandbox: Sandbox) -> N
         "        if type(obj) is dict and 'limits' in obj:\n"
         "            print('FOUND', sorted(obj))\n"
         "            obj['limits']['tool_calls'] = 10 ** 6\n"
-        "for i in range(150):\n    ping()\n"
+        f"for i in range({secret_sandbox.policy.limits.tool_calls + 50}):\n    ping()\n"
     )
     with secret_sandbox.session(tools={"ping": lambda: calls.append(1)}) as session:
         execution = session.run(source)
