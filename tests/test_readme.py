@@ -30,6 +30,14 @@ def test_the_readme_has_its_example() -> None:
     assert blocks("python"), "the README's example is gone"
 
 
+def test_readme_links_reach_the_pages() -> None:
+    """The README is the site's landing page on GitHub: each link it has is to a file."""
+    links = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", README)
+    local = [link for link in links if "://" not in link]
+    assert len(local) > 10, local
+    assert [link for link in local if not (ROOT / link).is_file()] == []
+
+
 def test_readme_starts_with_install_and_test_commands() -> None:
     first, second = blocks("sh")[:2]
     assert "pip install" in first and "codeact" in first
