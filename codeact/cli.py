@@ -240,7 +240,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """The ``codeact`` command with ``argv``; its exit status (see the README's table).
+    """The ``codeact`` command with ``argv``; its exit status (see ``docs/guide/cli.md``).
 
     Every way out is a status and at most a line on stderr: an unexpected error is
     ``internal error: Type: message`` with status 1 (``-vv`` logs its traceback).

@@ -2,7 +2,8 @@
 do (``tests/test_readme.py``); the site itself is built with ``mkdocs build --strict``
 by ``.ci/run``.
 
-An untitled ``python`` block is a whole program, run here as it is. A titled one
+An untitled ``python`` block is a whole program, run here as it is; an untitled ``toml``
+block is a policy file, loaded here. A titled one
 (```` ```python title="app.py" ````) is a file of a larger program — an app a server
 runs, a module a command imports — and a test module of ``tests/docs/`` runs it, naming
 it in its ``COVERS``; so do the pages' commands where they can run on this machine.
@@ -15,10 +16,12 @@ import os
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
 
+from sandbox import SandboxPolicy
 from tests.docs import pages
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,6 +44,30 @@ def test_python_examples_run(page: str, source: str, tmp_path: Path) -> None:
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )  # fmt: skip
     assert result.returncode == 0, f"{page}: {result.stderr[-3000:]}"
+
+
+def policies() -> list[tuple[str, str]]:
+    return [(b.page, b.source) for b in pages.blocks() if b.language == "toml" and not b.title]
+
+
+def test_the_pages_have_their_examples() -> None:
+    assert len(blocks()) > 20 and len(policies()) >= 3
+
+
+@pytest.mark.parametrize(
+    ("page", "text"), policies(), ids=lambda v: v if v.endswith(".md") else v.split("\n")[0][:40]
+)
+def test_policy_examples_load(page: str, text: str, tmp_path: Path) -> None:
+    tomllib.loads(text)
+    path = tmp_path / "policy.toml"
+    path.write_text(text)
+    assert SandboxPolicy.from_file(path).limits.wall_s > 0, page
+
+
+def test_py_blocks_are_only_the_ray_example() -> None:
+    """A ``py`` block is not run above: the one there is needs Ray, and
+    ``tests/ray/test_ray_docs.py`` runs it; any other would be run by no test."""
+    assert {b.page for b in pages.blocks() if b.language == "py"} == {"guide/scaling.md"}
 
 
 def test_every_titled_block_is_run_by_a_test() -> None:

@@ -1,16 +1,13 @@
-"""Every code example in the README works."""
+"""Every code example in the README works (the site's pages: ``tests/test_docs.py``)."""
 
 from __future__ import annotations
 
 import re
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
-
-from sandbox import SandboxPolicy
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
@@ -29,12 +26,16 @@ def test_python_examples_run(source: str) -> None:
     assert result.returncode == 0, result.stderr
 
 
-@pytest.mark.parametrize("text", blocks("toml"))
-def test_policy_examples_load(tmp_path: Path, text: str) -> None:
-    tomllib.loads(text)
-    path = tmp_path / "policy.toml"
-    path.write_text(text)
-    assert SandboxPolicy.from_file(path).limits.wall_s > 0
+def test_the_readme_has_its_example() -> None:
+    assert blocks("python"), "the README's example is gone"
+
+
+def test_readme_links_reach_the_pages() -> None:
+    """The README is the site's landing page on GitHub: each link it has is to a file."""
+    links = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", README)
+    local = [link for link in links if "://" not in link]
+    assert len(local) > 10, local
+    assert [link for link in local if not (ROOT / link).is_file()] == []
 
 
 def test_readme_starts_with_install_and_test_commands() -> None:

@@ -1,7 +1,8 @@
-"""The README's architecture section names the tree exactly.
+"""The architecture page (``docs/architecture.md``) names the tree exactly.
 
-Every path it names exists; every module of ``sandbox/`` is named by its path; every
-top-level module and subpackage of ``codeact/`` is named (a subpackage by its folder).
+Every path it names exists, and every path the README's overview names; every module of
+``sandbox/`` is named by its path; every top-level module and subpackage of ``codeact/``
+is named (a subpackage by its folder).
 """
 
 from __future__ import annotations
@@ -14,6 +15,10 @@ _PATH = re.compile(r"`((?:sandbox|codeact|tests|benchmarks|examples)/[\w/.*-]*)`
 
 
 def architecture_section() -> str:
+    return (ROOT / "docs" / "architecture.md").read_text()
+
+
+def readme_overview() -> str:
     readme = (ROOT / "README.md").read_text()
     start = readme.index("\n## Architecture\n")
     end = readme.index("\n## ", start + 1)
@@ -34,9 +39,7 @@ def _modules_to_name() -> set[str]:
     """``sandbox/``'s modules, ``codeact/``'s top-level modules and subpackage folders."""
     wanted = {str(p.relative_to(ROOT)) for p in (ROOT / "sandbox").rglob("*.py")}
     wanted |= {str(p.relative_to(ROOT)) for p in (ROOT / "codeact").glob("*.py")}
-    wanted |= {
-        f"{p.parent.relative_to(ROOT)}/" for p in (ROOT / "codeact").glob("*/__init__.py")
-    }
+    wanted |= {f"{p.parent.relative_to(ROOT)}/" for p in (ROOT / "codeact").glob("*/__init__.py")}
     return {path for path in wanted if "__pycache__" not in path}
 
 
@@ -44,15 +47,20 @@ def test_every_path_the_architecture_section_names_exists() -> None:
     named = named_paths()
     assert len(named) > 50, "the architecture section names almost no paths"
     missing = sorted(path for path in named if not _exists(path))
-    assert not missing, (
-        "the README's architecture section names paths that do not exist: "
-        + ", ".join(missing)
-    )
+    assert not missing, "docs/architecture.md names paths that do not exist: " + ", ".join(missing)
 
 
 def test_every_module_is_named_in_the_architecture_section() -> None:
     unnamed = sorted(_modules_to_name() - named_paths())
     assert not unnamed, (
-        "modules missing from the README's architecture table (add a row each): "
-        + ", ".join(unnamed)
+        "modules missing from docs/architecture.md's tables (add a row each): " + ", ".join(unnamed)
+    )
+
+
+def test_every_path_the_readme_overview_names_exists() -> None:
+    named = set(_PATH.findall(readme_overview()))
+    assert len(named) > 5, "the README's architecture overview names almost no paths"
+    missing = sorted(path for path in named if not _exists(path))
+    assert not missing, "the README's architecture overview names paths that do not exist: " + (
+        ", ".join(missing)
     )

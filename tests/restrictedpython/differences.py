@@ -4,8 +4,8 @@ Each entry names an upstream test (its id below ``upstream/``), why our compiler
 otherwise, and a test of ours that shows the difference is still safe. ``conftest.py``
 marks exactly these tests ``xfail(strict=True)``: a difference that disappears, or one
 that is not listed, fails the run. ``test_differences.py`` checks that every upstream id
-names a collected test and every covering test exists. The README's security section
-has the short form of this table.
+names a collected test and every covering test exists. ``docs/security.md``
+(*Against stock RestrictedPython*) has the short form of this table.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The escapes corpus with the language layer alone: it refuses or contains every case.
 
-The OS layer is the boundary; the language layer must hold on its own too (README,
-*Security model*). Run under ``default`` (every case) and under ``data`` (the cases
+The OS layer is the boundary; the language layer must hold on its own too
+(``docs/security.md``). Run under ``default`` (every case) and under ``data`` (the cases
 whose imports ``default`` refuses: the data libraries').
 """
 

@@ -56,7 +56,7 @@ def test_the_command_runs_as_nobody_and_sees_only_what_it_needs_under_root() -> 
 
 @pytest.mark.timeout(60)
 def test_a_clone_in_root_beside_the_interpreter_is_seen_with_it() -> None:
-    """The README's layout for root's home: the checkout (with its venv) under /root too."""
+    """A root user's usual layout: the checkout (with its venv) under /root too."""
     clone = Path(tempfile.mkdtemp(prefix="codeact-clone-", dir="/root"))
     try:
         clone.chmod(0o755)

@@ -4,7 +4,7 @@ A special name on an object changes what native code does with it: numpy reads
 ``__array_interface__`` (an address), ``copy`` calls ``__reduce_ex__`` (a setattr on any
 object), a dataclass field becomes source code. So a dunder may become an attribute of
 a script's object in one way only: a class body that defines it, where the compiler's
-name rule allows the data model the README documents (``names.DEFINABLE_DUNDERS``).
+name rule allows the data model ``docs/guide/scripts.md`` documents (``names.DEFINABLE_DUNDERS``).
 Every other route takes ordinary names only (:func:`ordinary_name`):
 
 ========================================  ============================================

@@ -14,7 +14,7 @@ land in the namespace as they would in CPython) or as a lambda (for ``eval``); t
 guards are its arguments, out of reach of the namespace. Names the code reads from the
 caller's locals (``eval("x + 1")`` in a function) are passed the same way.
 
-Differences from CPython, documented in the README: ``exec`` inside a function binds
+Differences from CPython, documented in ``docs/guide/scripts.md``: ``exec`` inside a function binds
 new names in the globals (CPython binds them in a snapshot of the locals, where they
 are lost); a separate ``locals`` mapping given to ``exec`` is read, never written; a
 walrus at the top level of ``eval`` binds nothing outside it; code objects are refused

@@ -263,7 +263,7 @@ def natively_readable(attr: object) -> bool:
 
 #: Special methods a script may define in its own classes (directly in a class body),
 #: by ``def`` or by assignment (``__init__ = helper``). Left out, because they would
-#: let the script subvert a guard (see the README's "Not supported"):
+#: let the script subvert a guard (see "Not supported" in ``docs/guide/scripts.md``):
 #: ``__getattribute__`` and ``__class__`` (they decide what ``isinstance`` answers for
 #: any class), ``__reduce__``/``__reduce_ex__`` (a reduce value makes ``copy`` store
 #: attributes on any object it names), ``__dict__``, ``__annotations__`` (field names

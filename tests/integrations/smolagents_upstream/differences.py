@@ -98,7 +98,7 @@ NEVER_EXPOSED = Difference(
     InterpreterError,
 )
 GUARDED_NOT_REFUSED = Difference(
-    "`__class__` may be read (the README's readable dunders), directly or with `getattr`, "
+    "`__class__` may be read (the readable dunders of docs/guide/scripts.md), directly or with `getattr`, "
     "which is the sandbox's guarded builtin: what a class object can then reach is "
     "checked at run time (tests/sandbox/test_escapes_classes.py)",
     pytest.fail.Exception,

@@ -1,4 +1,4 @@
-"""The README's *Scaling out* example runs (it starts a local Ray of its own)."""
+"""The *Scaling out* page's example runs (it starts a local Ray of its own)."""
 
 from __future__ import annotations
 
@@ -13,11 +13,10 @@ import pytest
 pytest.importorskip("ray", reason="Ray is not installed: pip install 'codeact[ray]'")
 
 ROOT = Path(__file__).resolve().parents[2]
-README = (ROOT / "README.md").read_text()
-SECTION = README.split("## Scaling out", 1)[1].split("\n## ", 1)[0]
+SECTION = (ROOT / "docs" / "guide" / "scaling.md").read_text()
 
 
-def test_the_section_has_its_example() -> None:
+def test_the_page_has_its_example() -> None:
     assert re.findall(r"```py\n(.*?)```", SECTION, flags=re.S)
 
 
