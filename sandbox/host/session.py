@@ -66,10 +66,11 @@ class Session:
         if any(m["mode"] == "rw" for m in mounts):
             self._writes = PrivateWrites(mounts) if self._private else DirectWrites(mounts)
         self._overdrawn: str | None = None
-        # With the language layer on, a script cannot reach the channel, so the worker is
-        # idle in recv() after its answer; plain-Python scripts need stopping, and so
-        # does every worker whose private layers the host reads after a run.
-        self._pause_between_runs = not supply.policy.layers.language or self._private
+        # Every worker is stopped between runs, whatever the layers: no run is watched
+        # then, and a script can leave work behind for that time even with the language
+        # layer on (a signal handler on a timer, with every module allowed); the host
+        # also reads private layers after a run, and measures direct writes.
+        self._pause_between_runs = True
         self._in_flight_cap = in_flight_cap({"tool_calls": self._limits.tool_calls})
         self._tool_loop = lambda: self._loop or self._supply.async_loop()
         self.confinement: dict[str, str] = {}
