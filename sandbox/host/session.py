@@ -285,6 +285,8 @@ class Session:
         if self._writes is not None and (problems := self._writes.take_problems()):
             # The script's writes that did not reach the host must not vanish unnoticed.
             stdout += "".join(f"[sandbox] not applied to the host: {p}\n" for p in problems)
+        if self._writes is not None and (notes := self._writes.take_notes()):
+            stdout += "".join(f"[sandbox] {note}\n" for note in notes)  # files not listed
         # Every field is already validated: skip a second validation pass.
         return Execution.model_construct(
             output=output,
