@@ -282,6 +282,7 @@ class Session:
         overdrawn = self._check_writes()
         if overdrawn is not None:
             output, error_code = Error(message=overdrawn), ErrorCode.OUTPUT_LIMIT
+        files = self._files_written()  # before the notes: listing them counts what is left
         if self._writes is not None and (problems := self._writes.take_problems()):
             # The script's writes that did not reach the host must not vanish unnoticed.
             stdout += "".join(f"[sandbox] not applied to the host: {p}\n" for p in problems)
@@ -298,7 +299,7 @@ class Session:
             peak_memory_bytes=costs.peak_memory_bytes,
             tool_calls=records,
             confinement=self.confinement,
-            files=self._files_written(),
+            files=files,
             worker_restarted=False,
         )
 

@@ -76,3 +76,20 @@ def test_refusals_of_long_paths_are_said_in_a_few_short_lines(tmp_path: Path) ->
     assert lines[-1].startswith("[sandbox] not applied to the host: /out: and ")
     assert int(lines[-1].split()[-3]) >= FILES - 19
     assert (tmp_path / TOP).read_text() == "the host's file now"
+
+
+@pytest.mark.timeout(180)
+def test_a_listing_of_direct_writes_is_bounded_too(tmp_path: Path) -> None:
+    # Written directly (language layer on): each name 80 zero-width spaces, escaped
+    # twelve characters each.
+    mount = Mount(sandbox_path="/out", host_path=str(tmp_path), mode="rw", max_bytes=1 << 20)
+    policy = SandboxPolicy.preset("default").with_mounts(mount).with_writes("direct")
+    script = f"for i in range({FILES}):\n    open('/out/' + str(i) + '\\u200b' * 80, 'w').close()\n"
+    with Sandbox(policy, spares=0) as sandbox, sandbox.session() as session:
+        ran = session.run(script)
+    assert ran.ok, ran.output
+    listed = len(ran.files)
+    assert 0 < listed < FILES
+    assert sum(len(f.path) for f in ran.files) <= MAX_LISTED_CHARS
+    assert f"[sandbox] /out: {FILES - listed} more files changed than are listed" in ran.stdout
+    assert len(list(tmp_path.iterdir())) == FILES

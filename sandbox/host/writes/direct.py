@@ -34,8 +34,9 @@ class DirectWrites:
         return self._written.since_last()
 
     def take_notes(self) -> list[str]:
-        """Every file changed is listed."""
-        return []
+        """How many files changed beyond what the last listing holds."""
+        notes, self._written.notes = self._written.notes, []
+        return notes
 
     def take_problems(self) -> list[str]:
         """Nothing is applied, so nothing fails to be."""

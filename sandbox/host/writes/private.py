@@ -22,18 +22,12 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from sandbox.execution import WrittenFile, escape_name
+from sandbox.execution import MAX_LISTED_CHARS, WrittenFile, escape_name
 from sandbox.host.writes.apply import MAX_PROBLEMS, Outcome, apply
 from sandbox.host.writes.dirfd import DIR_FLAGS, Parts, open_dir
 from sandbox.host.writes.layer import Change, Changes, Reading, StagedCopy, read_upper
 from sandbox.host.writes.still import readable, wait_still
 
-#: Characters of paths listed in ``Execution.files`` per mount and run. A script names
-#: its files: sixty levels of 255-byte names escaped four characters a byte make each
-#: path 60 kB, and a thousand such files within a 1 MiB budget an 80 MB result (and
-#: seconds of the host escaping them). Files beyond it reach the host all the same and
-#: are counted in the run's output.
-MAX_LISTED_CHARS = 256 * 1024
 #: The upper directory inside a layer's tmpfs (``overlay.UPPER``).
 UPPER = "upper"
 
