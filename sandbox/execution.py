@@ -74,6 +74,14 @@ def escape_name(name: str | bytes) -> str:
     return "".join(out)
 
 
+#: Characters of paths that ``Execution.files`` lists per writable mount and run. A
+#: script names its files: sixty levels of 255-byte names escaped four characters a byte
+#: make one path 60 kB, and a thousand such files an 80 MB result (and seconds of the
+#: host escaping them). Files beyond it are written all the same and counted in the
+#: run's output.
+MAX_LISTED_CHARS = 256 * 1024
+
+
 class WrittenFile(BaseModel):
     """A file a run created or changed under a writable mount."""
 

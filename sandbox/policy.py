@@ -173,6 +173,11 @@ class SandboxPolicy(BaseModel):
                 f"({', '.join(self.uncurated())}) write the host directories themselves; "
                 "they need private writes"
             )
+        if self.writes == "direct" and not self.layers.language:
+            raise ValueError(
+                "writes = 'direct' would let plain Python (the language layer is off) write "
+                "the host directories themselves, beyond any budget; it needs private writes"
+            )
         writable = any(m.mode == "rw" for m in self.mounts)
         if writable and not self.layers.os and self.writes != "direct":
             raise ValueError(

@@ -61,10 +61,11 @@ class Session(StateExchange):
         if any(m["mode"] == "rw" for m in mounts):
             self._writes = PrivateWrites(mounts) if self._private else DirectWrites(mounts)
         self._overdrawn: str | None = None
-        # With the language layer on, a script cannot reach the channel, so the worker is
-        # idle in recv() after its answer; plain-Python scripts need stopping, and so
-        # does every worker whose private layers the host reads after a run.
-        self._pause_between_runs = not supply.policy.layers.language or self._private
+        # Every worker is stopped between runs, whatever the layers: no run is watched
+        # then, and a script can leave work behind for that time even with the language
+        # layer on (a signal handler on a timer, with every module allowed); the host
+        # also reads private layers after a run, and measures direct writes.
+        self._pause_between_runs = True
         self._in_flight_cap = in_flight_cap({"tool_calls": self._limits.tool_calls})
         self._tool_loop = lambda: self._loop or self._supply.async_loop()
         self.confinement: dict[str, str] = {}
@@ -299,9 +300,12 @@ class Session(StateExchange):
         overdrawn = self._check_writes()
         if overdrawn is not None:
             output, error_code = Error(message=overdrawn), ErrorCode.OUTPUT_LIMIT
+        files = self._files_written()  # before the notes: listing them counts what is left
         if self._writes is not None and (problems := self._writes.take_problems()):
             # The script's writes that did not reach the host must not vanish unnoticed.
             stdout += "".join(f"[sandbox] not applied to the host: {p}\n" for p in problems)
+        if self._writes is not None and (notes := self._writes.take_notes()):
+            stdout += "".join(f"[sandbox] {note}\n" for note in notes)  # files not listed
         # Every field is already validated: skip a second validation pass.
         return Execution.model_construct(
             output=output,
@@ -314,7 +318,7 @@ class Session(StateExchange):
             tool_calls=records,
             confinement=self.confinement,
             images=images,
-            files=self._files_written(),
+            files=files,
             worker_restarted=False,
         )
 

@@ -42,6 +42,17 @@ def test_direct_writes_are_refused_with_modules_no_one_curated(tmp_path: Path) -
         _policy(tmp_path).with_writes("direct").allow_modules("*")
 
 
+def test_direct_writes_are_refused_with_the_language_layer_off(tmp_path: Path) -> None:
+    # Plain Python reaches every module: written directly, a mount's budget would only
+    # stop the session after the bytes were on the host.
+    with pytest.raises(PolicyError, match="the language layer is off"):
+        _policy(tmp_path, language=False).with_writes("direct")
+    with pytest.raises(PolicyError, match="the language layer is off"):
+        _policy(tmp_path).with_writes("direct").with_layers(language=False)
+    with pytest.raises(PolicyError, match="the language layer is off"):
+        _policy(tmp_path).with_writes("direct").with_layers(language=False, os=False)
+
+
 def test_without_the_os_layer_writable_mounts_must_be_said_direct(tmp_path: Path) -> None:
     with pytest.raises(PolicyError, match="set writes = 'direct'"):
         _policy(tmp_path, os=False)

@@ -14,6 +14,7 @@ import os
 import platform
 import resource
 import signal
+import socket
 import struct
 import sys
 from collections.abc import Callable
@@ -119,6 +120,15 @@ def test_int_0x80_kills_the_worker() -> None:
 
 
 PRIO, AFFINITY = os.PRIO_PROCESS, os.sched_getaffinity(0)
+#: A channel like the worker's, made before the filter (which refuses socket()).
+CHANNEL = socket.socketpair()
+
+
+def _send_and_read(flags: int) -> bytes:
+    CHANNEL[0].send(b"x", flags)
+    return CHANNEL[1].recv(1, flags)
+
+
 ON_ITSELF = {
     "getrlimit": lambda: resource.getrlimit(resource.RLIMIT_NOFILE),
     "prlimit 0": lambda: resource.prlimit(0, resource.RLIMIT_CORE, (0, 0)),
@@ -138,6 +148,9 @@ ON_ITSELF = {
     "alarm": lambda: signal.alarm(0),
     "setrlimit lower": lambda: resource.setrlimit(resource.RLIMIT_CORE, (0, 0)),
     "sendfile": lambda: os.sendfile(os.pipe()[1], os.open(__file__, os.O_RDONLY), 0, 16),
+    "channel send and recv": lambda: _send_and_read(0),
+    "channel MSG_DONTWAIT": lambda: _send_and_read(socket.MSG_DONTWAIT),
+    "channel MSG_NOSIGNAL": lambda: _send_and_read(socket.MSG_NOSIGNAL),
 }
 ON_OTHERS = {
     "prlimit parent": lambda: resource.prlimit(PARENT, resource.RLIMIT_NOFILE),
@@ -159,6 +172,9 @@ ON_OTHERS = {
     "fcntl F_SETLK": lambda: fcntl.lockf(0, fcntl.LOCK_SH | fcntl.LOCK_NB),
     "ioctl TIOCSTI": lambda: fcntl.ioctl(0, 0x5412, b"x"),
     "prctl PR_SET_DUMPABLE": lambda: raw(syscalls.ARCHES[MACHINE][1]["prctl"], 4, 1)(),
+    "channel send MSG_OOB": lambda: CHANNEL[0].send(b"x", socket.MSG_OOB),
+    "channel recv MSG_OOB": lambda: CHANNEL[1].recv(1, socket.MSG_OOB | socket.MSG_DONTWAIT),
+    "channel recv MSG_PEEK": lambda: CHANNEL[1].recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT),
 }
 
 

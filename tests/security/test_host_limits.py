@@ -13,6 +13,7 @@ import time
 import pytest
 
 from sandbox import Sandbox, SandboxPolicy
+from sandbox.probe import procinfo
 from sandbox.probe.hoststate import can_queue_signal
 
 POLICY = (
@@ -120,3 +121,43 @@ def test_pending_signals_cannot_starve_the_hosts_queue() -> None:
     assert why == "Resource temporarily unavailable"
     assert queued <= 64
     assert results == [True]
+
+
+#: A script that leaves CPU work behind for when its run is over: a signal handler,
+#: fired by a timer while the worker waits for the next run.
+BETWEEN_RUNS = """
+import signal
+def burn(*_):
+    total = 0
+    for i in range(2_000_000):
+        total += i
+signal.signal(signal.SIGALRM, burn)
+signal.setitimer(signal.ITIMER_REAL, 0.02, 0.02)
+"""
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(
+    "policy",
+    [
+        SandboxPolicy.preset("default").allow_modules("*"),
+        SandboxPolicy.preset("default").allow_modules("*").with_layers(language=False),
+    ],
+    ids=["all layers, every module", "os layer alone"],
+)
+def test_nothing_runs_between_two_runs(policy: SandboxPolicy) -> None:
+    # No run is watched between two runs: the worker must not run at all then, whatever
+    # the script left armed (with the language layer on, too).
+    policy = policy.with_limits(cpu_soft_s=0.5, cpu_hard_s=1.0, wall_s=20)
+    with Sandbox(policy, spares=0) as sandbox, sandbox.session() as session:
+        armed = session.run(BETWEEN_RUNS)
+        assert armed.ok, armed.output
+        worker = procinfo.read(session.pid or 0)
+        assert worker is not None
+        time.sleep(1.5)
+        later = procinfo.read(worker.pid)
+        assert later is not None
+        assert later.cpu_s - worker.cpu_s < 0.2
+        # What it left armed runs in the next run, and is charged to it.
+        charged = session.run("x = 1")
+    assert charged.error_code == "cpu_limit", charged.output

@@ -152,3 +152,22 @@ def test_the_later_of_two_sessions_writing_one_path_wins_whole(
         # The next session sees the winner, whole.
         read = later.run(f"final_result(len(open({base!r} + '/shared.txt').read()))")
         assert read.output.value in (len(first), len(second))  # type: ignore[union-attr]
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.xfail(
+    strict=True,
+    reason="a file changed in part is copied into the session's layer whole and charged "
+    "whole, so another session's bytes in it count against this one's budget",
+)
+def test_appending_to_a_file_another_session_grew_is_not_charged_its_bytes(
+    sandbox: Sandbox, tmp_path: Path, language: bool
+) -> None:
+    base = _at(language, tmp_path)
+    (tmp_path / "shared.log").write_text("start\n")
+    with sandbox.session() as attacker, sandbox.session() as victim:
+        grown = attacker.run(f"open({base!r} + '/shared.log', 'a').write('x' * {BUDGET - 600})")
+        assert grown.ok, grown.output
+        appended = victim.run(f"open({base!r} + '/shared.log', 'a').write('v' * 400)")
+        assert appended.ok, appended.output
+        assert victim.run("x = 1").ok

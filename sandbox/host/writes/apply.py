@@ -29,23 +29,44 @@ from sandbox.host.writes.layer import DIRECTORY, FILE, REMOVED, Change, Changes
 
 #: Characters of a path shown in a report (a script's paths may be 16 kB long).
 SHOWN_PATH = 160
+#: Refusals described per apply (the rest are counted): thousands of refused changes
+#: must not make the run's output, nor the host's work describing them, unbounded.
+MAX_PROBLEMS = 20
+
+
+def _escaped_end(parts: Parts, chars: int, *, head: bool) -> str:
+    """The first (or last) ``chars`` characters of ``parts`` as an escaped path,
+    escaping no more of it than that (escaping works character by character)."""
+    taken: list[str] = []
+    length = 0
+    for part in parts if head else reversed(parts):
+        taken.append(escape_name(part[:chars] if head else part[-chars:]))
+        length += len(taken[-1]) + 1
+        if length > chars:
+            break
+    path = "/".join(taken if head else reversed(taken))
+    return path[:chars] if head else path[-chars:]
 
 
 def shown(parts: Parts) -> str:
     """``parts`` as an escaped path for a report, its middle elided when it is long."""
-    path = "/".join(escape_name(part) for part in parts)
+    if sum(len(part) + 1 for part in parts) <= SHOWN_PATH // 4:
+        return "/".join(escape_name(part) for part in parts)  # short even escaped
+    path = _escaped_end(parts, SHOWN_PATH + 1, head=True)
     if len(path) <= SHOWN_PATH:
         return path
-    return f"{path[: SHOWN_PATH // 2 - 2]}/…/{path[-(SHOWN_PATH // 2 - 2) :]}"
+    half = SHOWN_PATH // 2 - 2
+    return f"{_escaped_end(parts, half, head=True)}/…/{_escaped_end(parts, half, head=False)}"
 
 
 @dataclass
 class Outcome:
     """What one apply did: the files written (and whether each was new on the host),
-    and what it could not do."""
+    and what it could not do (at most :data:`MAX_PROBLEMS` described, the rest counted)."""
 
     written: list[tuple[Parts, Change, bool]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    unsaid: int = 0
 
 
 def _under(parts: Parts, others: set[Parts]) -> Parts | None:
@@ -83,9 +104,9 @@ def apply(
             if change.kind == REMOVED and _under(parts, removed) is not None:
                 record.pop(parts, None)  # gone with its directory
                 continue
-            why = None
+            why: str | Parts | None = None
             if (top := _under(parts, blocked)) is not None:
-                why = f"{shown(top)} was not applied"
+                why = top  # described only if it is said
             else:
                 try:
                     created = _step(parts, change, record.get(parts), now, host, layer)
@@ -94,8 +115,12 @@ def apply(
             if why is not None:
                 blocked.add(parts)
                 if reported.get(parts) != change:
-                    verb = "removing" if change.kind == REMOVED else "writing"
-                    outcome.problems.append(f"{verb} {shown(parts)}: {why}")
+                    if len(outcome.problems) < MAX_PROBLEMS:
+                        verb = "removing" if change.kind == REMOVED else "writing"
+                        because = why if isinstance(why, str) else f"{shown(why)} was not applied"
+                        outcome.problems.append(f"{verb} {shown(parts)}: {because}")
+                    else:
+                        outcome.unsaid += 1
                     reported[parts] = change
                 continue
             reported.pop(parts, None)

@@ -15,7 +15,7 @@ import os
 import posixpath
 from typing import Any
 
-from sandbox.execution import WrittenFile, escape_name
+from sandbox.execution import MAX_LISTED_CHARS, WrittenFile, escape_name
 
 MAX_ENTRIES = 100_000
 _Snapshot = dict[str, tuple[int, int]]
@@ -52,22 +52,38 @@ class WrittenFiles:
     def __init__(self, mounts: list[dict[str, Any]]) -> None:
         self._writable = [m for m in mounts if m["mode"] == "rw"]
         self._last = {m["sandbox_path"]: _scan(m["host_path"]) for m in self._writable}
+        #: How many files the last listing left out, per mount, as lines for the output.
+        self.notes: list[str] = []
 
     def since_last(self) -> list[WrittenFile]:
-        """Files created or changed since the previous call (or the session's start)."""
+        """Files created or changed since the previous call (or the session's start), up
+        to ``MAX_LISTED_CHARS`` of paths per mount (the rest counted in :attr:`notes`)."""
         written: list[WrittenFile] = []
+        self.notes = []
         for mount in self._writable:
             now = _scan(mount["host_path"])
             before = self._last[mount["sandbox_path"]]
+            left, unlisted = MAX_LISTED_CHARS, 0
             for rel, (size, mtime) in sorted(now.items()):
-                if before.get(rel) != (size, mtime):
-                    shown = "/".join(escape_name(part) for part in rel.split("/"))
-                    written.append(
-                        WrittenFile(
-                            path=posixpath.join(mount["sandbox_path"], shown),
-                            size=size,
-                            created=rel not in before,
-                        )
-                    )
+                if before.get(rel) == (size, mtime):
+                    continue
+                # Escaping never makes a name shorter: only a path that fits unescaped
+                # is escaped.
+                if unlisted or len(mount["sandbox_path"]) + len(rel) + 1 > left:
+                    unlisted += 1
+                    continue
+                shown = "/".join(escape_name(part) for part in rel.split("/"))
+                path = posixpath.join(mount["sandbox_path"], shown)
+                if len(path) > left:
+                    unlisted += 1
+                    continue
+                left -= len(path)
+                written.append(WrittenFile(path=path, size=size, created=rel not in before))
+            if unlisted:
+                self.notes.append(
+                    f"{mount['sandbox_path']}: {unlisted} more files changed than are listed "
+                    f"(the listing holds {MAX_LISTED_CHARS} characters of paths per mount "
+                    "and run)"
+                )
             self._last[mount["sandbox_path"]] = now
         return written

@@ -33,6 +33,11 @@ class DirectWrites:
         """Files created or changed under the mounts since the last call."""
         return self._written.since_last()
 
+    def take_notes(self) -> list[str]:
+        """How many files changed beyond what the last listing holds."""
+        notes, self._written.notes = self._written.notes, []
+        return notes
+
     def take_problems(self) -> list[str]:
         """Nothing is applied, so nothing fails to be."""
         return []

@@ -22,14 +22,12 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from sandbox.execution import WrittenFile, escape_name
-from sandbox.host.writes.apply import Outcome, apply
-from sandbox.host.writes.dirfd import DIR_FLAGS, open_dir
-from sandbox.host.writes.layer import Changes, Reading, StagedCopy, read_upper
+from sandbox.execution import MAX_LISTED_CHARS, WrittenFile, escape_name
+from sandbox.host.writes.apply import MAX_PROBLEMS, Outcome, apply
+from sandbox.host.writes.dirfd import DIR_FLAGS, Parts, open_dir
+from sandbox.host.writes.layer import Change, Changes, Reading, StagedCopy, read_upper
 from sandbox.host.writes.still import readable, wait_still
 
-#: Lines reported per mount and run about changes not applied (the rest are counted).
-MAX_PROBLEMS = 20
 #: The upper directory inside a layer's tmpfs (``overlay.UPPER``).
 UPPER = "upper"
 
@@ -50,6 +48,8 @@ class _Mount:
         self.reported: Changes = {}
         #: What the session's earlier workers' layers cost.
         self.carried = 0
+        #: Lines for the run's output that are no refusal (files written, not listed).
+        self.notes: list[str] = []
 
     def attach(self, pid: int, layer: int | None) -> None:
         """Open the new worker ``pid``'s layer (its descriptor ``layer``, or None for a
@@ -93,7 +93,8 @@ class _Mount:
         )
 
     def apply(self, reading: Reading) -> tuple[list[WrittenFile], list[str]]:
-        """Apply ``reading``: the files written, and report lines of what was not."""
+        """Apply ``reading``: the files written (as many as are listed, the rest counted
+        in :attr:`notes`), and report lines of what was not applied."""
         if self.layer is None or self.host is None:
             return [], []
         outcome: Outcome = apply(
@@ -107,20 +108,33 @@ class _Mount:
         problems = outcome.problems
         if reading.left_out is not None:
             problems.append(f"{reading.left_out}, and removals, were not applied")
-        if len(problems) > MAX_PROBLEMS:
+        if len(problems) + outcome.unsaid > MAX_PROBLEMS:
             # They go to the run's stdout: thousands of refused files must not make it
             # unbounded.
-            more = len(problems) - MAX_PROBLEMS + 1
+            more = len(problems) + outcome.unsaid - MAX_PROBLEMS + 1
             problems = [*problems[: MAX_PROBLEMS - 1], f"and {more} more changes"]
-        files = [
-            WrittenFile(
-                path="/".join([self.sandbox_path, *(escape_name(p) for p in parts)]),
-                size=change.size,
-                created=created,
+        files = self._listed(outcome.written)
+        if (unlisted := len(outcome.written) - len(files)) > 0:
+            self.notes.append(
+                f"{self.sandbox_path}: {unlisted} more files were written than are listed "
+                f"(the listing holds {MAX_LISTED_CHARS} characters of paths per mount and run)"
             )
-            for parts, change, created in outcome.written
-        ]
         return files, [f"{self.sandbox_path}: {p}" for p in problems]
+
+    def _listed(self, written: list[tuple[Parts, Change, bool]]) -> list[WrittenFile]:
+        """The first of ``written`` whose paths fit :data:`MAX_LISTED_CHARS` together,
+        escaped (each path only once its bytes are known to fit unescaped)."""
+        files: list[WrittenFile] = []
+        left = MAX_LISTED_CHARS
+        for parts, change, created in written:
+            if len(self.sandbox_path) + sum(len(p) + 1 for p in parts) > left:
+                break  # escaping never makes a name shorter
+            path = "/".join([self.sandbox_path, *(escape_name(p) for p in parts)])
+            if len(path) > left:
+                break
+            left -= len(path)
+            files.append(WrittenFile(path=path, size=change.size, created=created))
+        return files
 
     def retire(self) -> None:
         """Let the current layer go; what was applied from it stays charged."""
@@ -195,6 +209,14 @@ class PrivateWrites:
         """The files the session's applies wrote since the last call."""
         files, self._files = self._files, []
         return files
+
+    def take_notes(self) -> list[str]:
+        """Lines for the run's output since the last call: how many files the applies
+        wrote beyond what ``Execution.files`` lists."""
+        notes = [note for mount in self._mounts for note in mount.notes]
+        for mount in self._mounts:
+            mount.notes = []
+        return notes
 
     def take_problems(self) -> list[str]:
         """What the applies since the last call could not do."""

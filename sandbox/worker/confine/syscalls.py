@@ -22,9 +22,9 @@ import os
 ALLOWED: dict[str, tuple[str, ...]] = {
     # The allocator and the loader (extension modules are loaded on first import).
     "memory": ("brk", "mmap", "munmap", "mprotect", "mremap", "madvise"),
-    # The host channel, an inherited socket: send/recv and socket(fileno=...)'s queries.
-    # No sendmsg: it could pass descriptors to the host.
-    "channel": ("recvfrom", "sendto", "getsockopt", "getsockname"),
+    # The host channel, an inherited socket: socket(fileno=...)'s queries (send and
+    # receive are checked below). No sendmsg: it could pass descriptors to the host.
+    "channel": ("getsockopt", "getsockname"),
     # Reading files and directories (Landlock decides which; opens are checked below).
     "files": (
         "read", "pread64", "readv", "close", "lseek", "newfstatat", "fstat", "stat",
@@ -89,10 +89,18 @@ SPECIAL_MODE_BITS = 0o7000
 
 #: Stands for the worker's own pid (read with getpid() when the filter is installed).
 SELF = "self"
+#: The flags the channel is sent and read with: none, MSG_DONTWAIT (0x40), MSG_NOSIGNAL
+#: (0x4000). Not MSG_OOB: the out-of-band path of Unix sockets is kernel code no frame
+#: needs (where use-after-free bugs have let sandboxed code out), nor MSG_PEEK and the
+#: rest.
+CHANNEL_FLAGS = (0, 0x40, 0x4000, 0x4040)
 #: Allowed only with these arguments: {name: ((argument index, allowed values), ...)},
 #: every rule must hold. Only the low 32 bits are compared: each of these arguments is
 #: an int or pid_t, which the kernel's syscall wrappers truncate to 32 bits.
 CHECKED: dict[str, tuple[tuple[int, tuple[int | str, ...]], ...]] = {
+    # The host channel's send and receive, with the flags it uses only.
+    "sendto": ((3, CHANNEL_FLAGS),),
+    "recvfrom": ((3, CHANNEL_FLAGS),),
     # Signals to the worker itself only (0 would be its process group).
     "kill": ((0, (SELF,)),),
     "tkill": ((0, (SELF,)),),
