@@ -66,6 +66,7 @@ CHECKED_SNIPPETS = {
     "AsyncWith": "async def g():\n    async with c as x:\n        pass",
     "withitem": "with c as x:\n    pass",
     "ExceptHandler": "try:\n    pass\nexcept E as e:\n    pass",
+    "Match": "match f():\n    case 1:\n        pass",
     "match_case": "match s:\n    case x:\n        pass",
     "MatchAs": "match s:\n    case [x]:\n        pass",
     "MatchStar": "match s:\n    case [*xs]:\n        pass",
@@ -232,6 +233,67 @@ def test_the_shared_decimal_contexts_are_handed_out_as_copies(session: Session) 
         "c.traps[decimal.Inexact], decimal.DefaultContext.prec)"
     )
     assert later.stdout == "True False 28\n", later.output
+
+
+PROXY_PROBE = """
+import dataclasses, string
+got = []
+class S:
+    def __ror__(self, other):
+        got.append(other)
+        return other
+    def __eq__(self, other):
+        got.append(other)
+        return NotImplemented
+    __hash__ = None
+"""
+PROXY_WRITE = """
+for d in got:
+    if type(d) is dict:
+        d["injected"] = 1
+print("injected" in string.Template.pattern.groupindex, dataclasses.field().metadata)
+"""
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(
+    "route",
+    [
+        "dataclasses.field().metadata | S()",
+        "S() == string.Template.pattern.groupindex",
+        "string.Template.pattern.groupindex != S()",
+        "g = string.Template.pattern.groupindex\ng == S()",
+        "match string.Template.pattern.groupindex:\n    case {'x': 1}:\n        pass",
+    ],
+)
+def test_a_mapping_proxy_never_hands_out_the_dict_behind_it(session: Session, route: str) -> None:
+    # ``proxy | x`` and ``proxy == x`` apply the operator to the dict behind the proxy,
+    # so a script's reflected method would receive it: a library's private state.
+    execution = session.run(PROXY_PROBE + route + PROXY_WRITE)
+    assert execution.error_code is None, execution.output
+    assert execution.stdout == "False mappingproxy({})\n"
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.xfail(strict=True, reason="a value pattern's dotted name is read natively")
+def test_a_value_pattern_never_hands_out_the_dict_behind_a_proxy(session: Session) -> None:
+    route = (
+        "match S():\n    case string.Template.pattern.groupindex:\n        pass\n"
+        "    case _:\n        pass"
+    )
+    execution = session.run(PROXY_PROBE + route + PROXY_WRITE)
+    assert execution.stdout == "False mappingproxy({})\n"
+
+
+@pytest.mark.timeout(60)
+def test_a_value_pattern_stays_a_dotted_name(session: Session) -> None:
+    execution = session.run(
+        "import enum\nclass C(enum.Enum):\n    RED = 1\n"
+        "match C.RED:\n    case C.RED:\n        print('red')"
+    )
+    assert execution.stdout == "red\n", execution.output
+    refused = session.run("match 1:\n    case str.format:\n        pass")
+    assert refused.error_code == "policy_violation"
 
 
 # -- what enter() refuses ----------------------------------------------------------
