@@ -18,8 +18,6 @@ brought them:
   replaced by the sandbox's;
 - the interpreter's own builtins the script's differ from (``eval``, ``__import__``,
   ``getattr``, ``open``...: :func:`refuse_on_entry`), however they were reached;
-- a mapping proxy is handed over as a :class:`~.readonly_view.ReadOnlyView` (its
-  operators would hand the dict behind it to a script's ``__ror__``/``__eq__``);
 - an alias that calls its origin (``type[int]`` is the real ``type`` behind a
   subscript): its origin is checked like the value itself (``type[int]`` becomes the
   sandbox's ``type`` subscripted);
@@ -62,7 +60,6 @@ from sandbox.worker.language.names import (
     RECEIVERS_UNCHANGED,
     UNPACK,
 )
-from sandbox.worker.language.readonly_view import ReadOnlyView
 
 _real_type = type
 
@@ -84,6 +81,7 @@ HARMLESS_TYPES: set[type] = {
     tuple,
     set,
     frozenset,
+    types.MappingProxyType,
     range,
     slice,
     types.TracebackType,  # its frame is refused by name (``tb_frame``, ``tb_next``)
@@ -212,11 +210,6 @@ def _enter_listed(value: Any) -> Any:
     return value
 
 
-def _enter_proxy(value: types.MappingProxyType[Any, Any]) -> ReadOnlyView:
-    # Its operators would hand the dict behind it to a script's reflected method.
-    return ReadOnlyView(value)
-
-
 def _enter_alias(value: types.GenericAlias) -> Any:
     # Calling ``list[int]`` calls ``list``: the origin is what the script would call.
     origin = value.__origin__
@@ -231,7 +224,6 @@ _PER_VALUE: dict[type, Callable[[Any], Any]] = {
     types.FunctionType: _enter_function,
     types.BuiltinFunctionType: _enter_listed,
     types.GenericAlias: _enter_alias,
-    types.MappingProxyType: _enter_proxy,
 }
 
 

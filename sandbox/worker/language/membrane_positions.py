@@ -13,7 +13,7 @@ over at every position in every scope). The checked positions:
 - items taken out of a container by a subscript, and attributes read (a library
   object's attribute may hold anything: ``functools.partial(f).func``).
 
-A value used and dropped is not checked (:data:`CONSUMING`: a truth test, an operand,
+A value used and dropped is not checked (:data:`CONSUMING`: a truth test, a comparison,
 a discarded call, a loop's iterable...; an object read by a subscript, whose item is).
 A method call ``obj.m(...)`` stays a native method call: its receiver is checked with
 its method (``membrane.method_of``; none for the builtin types, whose attributes are
@@ -78,7 +78,6 @@ POSITIONS: dict[str, str] = {
     "AsyncWith": _CHECKED + " (the names ``as`` binds, item by item)",
     "withitem": _CHECKED + " (in With)",
     "ExceptHandler": _CHECKED + " (the name ``as`` binds)",
-    "Match": _CHECKED + " (the subject: a value pattern compares it, UNWRAPPING)",
     "match_case": _CHECKED + " (every capture, before the guard)",
     "MatchAs": _CHECKED + " (in match_case)",
     "MatchStar": _CHECKED + " (in match_case)",
@@ -103,13 +102,10 @@ POSITIONS: dict[str, str] = {
     ),
     # Reads of what the script holds.
     **dict.fromkeys("BinOp UnaryOp Compare AugAssign".split(), _HELD),
-    # ``|`` and comparisons, which a mapping proxy applies to the dict behind it.
-    "BinOp": _HELD + "; checked: the operands of ``|`` (UNWRAPPING)",
-    "Compare": _HELD + "; checked: the operands of ``==``, ``<``... (UNWRAPPING)",
     "Name": "variables hold checked values; builtins and proxies are the sandbox's",
     "alias": "module proxies and their members are vetted when the proxy is built",
     **dict.fromkeys(
-        "Module Expr While If Raise Try Assert Import ImportFrom Return Delete Pass "
+        "Module Expr While If Match Raise Try Assert Import ImportFrom Return Delete Pass "
         "Break Continue Global Nonlocal MatchValue MatchSingleton".split(),
         _NONE,
     ),
@@ -126,12 +122,11 @@ POSITIONS: dict[str, str] = {
 _ENTERING = (ast.Call, ast.Await, ast.Yield, ast.YieldFrom, ast.Subscript, ast.Attribute)
 
 #: Fields whose value is used and dropped, never held: a call there needs no check (a
-#: truth test, formatting, raising, iterating or entering a context; a returned or
-#: awaited value is checked where it arrives). An operand of an operator: a value no
-#: script may hold gives, by an operator, at most a new value of its own type's making
-#: (a namespace's ``+`` an error, ``type | int`` a union); a script object's operator
-#: method has its parameters checked. Except where an operator hands its operand's
-#: insides to the other operand (:data:`UNWRAPPING`): there operands are checked.
+#: truth test, a comparison, formatting, raising, iterating or entering a context, a
+#: match subject; a returned or awaited value is checked where it arrives). An operand
+#: of an operator: a value no script may hold gives, by an operator, at most a new
+#: value of its own type's making (a namespace's ``|`` a plain dict, ``type | int`` a
+#: union) or an error; a script object's operator method has its parameters checked.
 CONSUMING: dict[str, tuple[str, ...]] = {
     "BinOp": ("left", "right"),
     "UnaryOp": ("operand",),
@@ -151,13 +146,8 @@ CONSUMING: dict[str, tuple[str, ...]] = {
     "AsyncFor": ("iter",),
     "comprehension": ("iter", "ifs"),
     "withitem": ("context_expr",),
+    "Match": ("subject",),
 }
-
-#: Operators that a mapping proxy applies to the dict behind it, so that the other
-#: operand's reflected method receives that dict (``proxy | x``, ``proxy == x``, and a
-#: match value pattern's ``==`` against the subject): their operands, and a match
-#: subject, are checked (``readonly_view.py``).
-UNWRAPPING = (ast.BitOr, ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 
 
 class MembranePositions(FastNodeTransformer):
@@ -204,23 +194,14 @@ class MembranePositions(FastNodeTransformer):
         return self.node_contents_visit(node)
 
     visit_Expr = visit_Return = visit_If = visit_While = visit_Assert = _consuming
-    visit_IfExp = visit_FormattedValue = visit_Raise = visit_UnaryOp = _consuming
-
-    def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
-        if isinstance(node.op, UNWRAPPING):
-            return self.node_contents_visit(node)
-        return self._consuming(node)
-
-    def visit_Compare(self, node: ast.Compare) -> ast.AST:
-        if any(isinstance(op, UNWRAPPING) for op in node.ops):
-            return self.node_contents_visit(node)
-        return self._consuming(node)
+    visit_IfExp = visit_Compare = visit_FormattedValue = visit_Raise = _consuming
+    visit_BinOp = visit_UnaryOp = _consuming
 
     def visit_withitem(self, node: ast.withitem) -> ast.AST:
         return self._consuming(node)
 
     def visit_Match(self, node: ast.Match) -> ast.AST | list[ast.stmt]:
-        # The subject is checked: a value pattern compares it (``UNWRAPPING``).
+        self._mark_consumed(node)
         return super().visit_Match(node)  # type: ignore[no-any-return]
 
     def visit_Await(self, node: ast.Await | ast.Yield | ast.YieldFrom) -> ast.AST:
