@@ -281,6 +281,32 @@ def test_a_mapping_proxy_never_hands_out_the_dict_behind_it(session: Session, ro
 
 
 @pytest.mark.timeout(60)
+@pytest.mark.parametrize(
+    "defined",
+    [
+        "def helper(self, other):\n    got.append(other)\n    return NotImplemented\n"
+        "class T:\n    __eq__ = helper\n    __hash__ = None",
+        "class T:\n    __eq__ = lambda self, other: got.append(other) or NotImplemented\n"
+        "    __hash__ = None",
+        "exec('class T:\\n    def __eq__(self, other):\\n        got.append(other)\\n"
+        "        return NotImplemented\\n    __hash__ = None', ns := {'got': got})\n"
+        "T = ns['T']",
+    ],
+    ids=["assigned helper", "lambda", "exec"],
+)
+def test_every_operator_method_receives_dicts_as_copies(session: Session, defined: str) -> None:
+    source = (
+        PROXY_PROBE
+        + defined
+        + "\nT() == string.Template.pattern.groupindex\nmine = {}\nT() == mine\n"
+        + "print(all(d is not mine for d in got), len(got))"
+        + PROXY_WRITE
+    )
+    execution = session.run(source)
+    assert execution.stdout == "True 3\nFalse {}\n", execution.output
+
+
+@pytest.mark.timeout(60)
 def test_a_value_pattern_stays_a_dotted_name(session: Session) -> None:
     execution = session.run(
         "import enum\nclass C(enum.Enum):\n    RED = 1\n"

@@ -12,7 +12,10 @@ proxy wraps cannot be told cheaply (the worker's imported objects are frozen out
 collector's reach). So the one place that sees every route is the receiving end: the
 operator methods of the script's classes (:data:`OPERATORS`, the ones a proxy's
 operators reach) receive every dict as a copy: equal, ordered and combined as the
-original, but not it. Each is wrapped as the class is built (``dunders.guard_class``).
+original, but not it. A method ``def``-ined under one of those names in a class body
+is compiled to copy its dict parameters (``membrane.enter_operand``, at no cost for
+other values); any other (a lambda, a helper assigned by name) is wrapped as the class
+is built (``dunders.guard_class``).
 
 Worker side: standard library only.
 """
@@ -22,6 +25,8 @@ from __future__ import annotations
 import types
 from collections.abc import Callable
 from typing import Any
+
+from sandbox.worker.language.names import ENTER_OPERAND
 
 _real_type = type
 
@@ -50,10 +55,20 @@ def _dicts_copied(original: Any) -> Callable[..., Any]:
     return operator
 
 
+def _copies_dicts(method: Any) -> bool:
+    # Compiled as an operator method: its parameters pass through ``.enter_operand``
+    # (a global of the script, or a parameter of ``exec``'s code: a free variable).
+    if _real_type(method) is not types.FunctionType:
+        return False
+    code = method.__code__
+    return ENTER_OPERAND in code.co_names or ENTER_OPERAND in code.co_freevars
+
+
 def guard_operators(cls: type) -> None:
-    """Wrap the operator methods ``cls``'s own body defines (see the module docstring)."""
+    """Wrap the operator methods ``cls``'s own body holds that do not copy dicts
+    themselves (see the module docstring)."""
     own = cls.__dict__
     for name in OPERATORS:
         method = own.get(name)
-        if method is not None:
+        if method is not None and not _copies_dicts(method):
             _real_type.__setattr__(cls, name, _dicts_copied(method))
