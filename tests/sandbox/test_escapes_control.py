@@ -119,3 +119,13 @@ def test_script_cannot_forge_the_channel(sandbox: Sandbox) -> None:
         value={"op": "done", "output": {"type": "final_result", "value": "forged"}}
     )
     assert refused.error_code == "policy_violation"
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.xfail(
+    strict=True, reason="a MemoryError is reported as the memory limit, whoever raised it"
+)
+def test_script_cannot_forge_the_memory_limit(sandbox: Sandbox) -> None:
+    # No memory was exhausted: the script raised the class it is given as a builtin.
+    execution = run(sandbox, "raise MemoryError")
+    assert execution.error_code != "memory_limit"

@@ -234,6 +234,89 @@ def test_the_shared_decimal_contexts_are_handed_out_as_copies(session: Session) 
     assert later.stdout == "True False 28\n", later.output
 
 
+PROXY_PROBE = """
+import dataclasses, string
+got = []
+class S:
+    def __or__(self, other):
+        got.append(other)
+        return NotImplemented
+    def __ror__(self, other):
+        got.append(other)
+        return other
+    def __eq__(self, other):
+        got.append(other)
+        return NotImplemented
+    __hash__ = None
+"""
+PROXY_WRITE = """
+for d in got:
+    if type(d) is dict:
+        d["injected"] = 1
+print("injected" in string.Template.pattern.groupindex, dataclasses.field().metadata)
+"""
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(
+    "route",
+    [
+        "dataclasses.field().metadata | S()",
+        "S() == string.Template.pattern.groupindex",
+        "string.Template.pattern.groupindex != S()",
+        "g = string.Template.pattern.groupindex\ng == S()",
+        "try:\n    S() | dataclasses.field().metadata\nexcept TypeError:\n    pass",
+        "match S():\n    case string.Template.pattern.groupindex:\n        pass\n"
+        "    case _:\n        pass",
+        "[string.Template.pattern.groupindex] == [S()]",
+    ],
+)
+def test_a_mapping_proxy_never_hands_out_the_dict_behind_it(session: Session, route: str) -> None:
+    # ``proxy | x`` and ``proxy == x`` apply the operator to the dict behind the proxy,
+    # so a script's reflected method would receive it: a library's private state. The
+    # script's operator methods receive every dict as a copy (``proxied_dicts``).
+    execution = session.run(PROXY_PROBE + route + PROXY_WRITE)
+    assert execution.error_code is None, execution.output
+    assert execution.stdout == "False {}\n", execution.output
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(
+    "defined",
+    [
+        "def helper(self, other):\n    got.append(other)\n    return NotImplemented\n"
+        "class T:\n    __eq__ = helper\n    __hash__ = None",
+        "class T:\n    __eq__ = lambda self, other: got.append(other) or NotImplemented\n"
+        "    __hash__ = None",
+        "exec('class T:\\n    def __eq__(self, other):\\n        got.append(other)\\n"
+        "        return NotImplemented\\n    __hash__ = None', ns := {'got': got})\n"
+        "T = ns['T']",
+    ],
+    ids=["assigned helper", "lambda", "exec"],
+)
+def test_every_operator_method_receives_dicts_as_copies(session: Session, defined: str) -> None:
+    source = (
+        PROXY_PROBE
+        + defined
+        + "\nT() == string.Template.pattern.groupindex\nmine = {}\nT() == mine\n"
+        + "print(all(d is not mine for d in got), len(got))"
+        + PROXY_WRITE
+    )
+    execution = session.run(source)
+    assert execution.stdout == "True 3\nFalse {}\n", execution.output
+
+
+@pytest.mark.timeout(60)
+def test_a_value_pattern_stays_a_dotted_name(session: Session) -> None:
+    execution = session.run(
+        "import enum\nclass C(enum.Enum):\n    RED = 1\n"
+        "match C.RED:\n    case C.RED:\n        print('red')"
+    )
+    assert execution.stdout == "red\n", execution.output
+    refused = session.run("match 1:\n    case str.format:\n        pass")
+    assert refused.error_code == "policy_violation"
+
+
 # -- what enter() refuses ----------------------------------------------------------
 
 

@@ -334,7 +334,27 @@ class SandboxTransformer(ImportRules, MembranePositions, MatchPatterns):
         return result
 
     # -- pattern matching (the visitors are MatchPatterns') ----------------------
-    visit_MatchValue = visit_MatchSingleton = _visit_children
+    def visit_MatchValue(self, node: ast.MatchValue) -> ast.AST:
+        # ``case Color.RED:`` must stay a dotted name (a call there is no pattern): its
+        # attributes are read natively, so each follows the read rule here, and none
+        # may be one the run-time guard decides.
+        chain = node.value
+        while isinstance(chain, ast.Attribute):
+            error = attribute_error(chain.attr, self._private, True)
+            if error is None and (
+                chain.attr in RUNTIME_CHECKED_ATTRS or is_private_name(chain.attr)
+            ):
+                error = f'"{chain.attr}" cannot be read in a value pattern.'
+            if error is not None:
+                self.error(chain, error)
+            chain = chain.value
+        if isinstance(chain, ast.Name):
+            if self.visit(chain) is not chain:
+                self.error(chain, f'"{chain.id}" cannot be read in a value pattern.')
+            return node
+        return self.node_contents_visit(node)
+
+    visit_MatchSingleton = _visit_children
     visit_MatchSequence = visit_MatchOr = _visit_children
 
     # -- the module --------------------------------------------------------------

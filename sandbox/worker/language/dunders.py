@@ -38,6 +38,7 @@ from typing import Any
 
 from sandbox.worker.language.control import ForbiddenOperation
 from sandbox.worker.language.names import DEFINABLE_DUNDERS
+from sandbox.worker.language.proxied_dicts import guard_operators
 
 _real_type = type
 
@@ -171,8 +172,10 @@ def _state_without_dunders(original: Any) -> Callable[..., Any]:
 
 
 def guard_class(cls: type) -> None:
-    """Make a script class's own ``__getattr__`` deaf to dunders and its
-    ``__getstate__`` return ordinary names only (``build_class``)."""
+    """Make a script class's own ``__getattr__`` deaf to dunders, its ``__getstate__``
+    return ordinary names only and its operator methods receive no dict that a mapping
+    proxy lends out (``proxied_dicts``) (``build_class``)."""
+    guard_operators(cls)
     own = cls.__dict__
     if "__getattr__" in own:
         _real_type.__setattr__(cls, "__getattr__", _getattr_without_dunders(own["__getattr__"]))

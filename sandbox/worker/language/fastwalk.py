@@ -19,8 +19,7 @@ from RestrictedPython.transformer import RestrictingNodeTransformer
 #: RestrictedPython visitors that only visit their node's children (checked by a test):
 #: dispatched straight to the fast child walk.
 PASS_THROUGH = frozenset(
-    "Interactive List Tuple Set Dict Expression BoolOp Delete Break Continue Try "
-    "arguments".split()
+    "Interactive List Tuple Set Dict Expression BoolOp Delete Break Continue Try arguments".split()
 )
 # Fields that never hold AST nodes we need to visit (operator and context singletons,
 # identifiers, flags).

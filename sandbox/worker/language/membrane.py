@@ -53,6 +53,7 @@ from typing import Any
 from sandbox.worker.language.control import ForbiddenOperation
 from sandbox.worker.language.names import (
     ENTER,
+    ENTER_OPERAND,
     EXACT_TYPE,
     HARMLESS,
     METHOD_OF,
@@ -255,6 +256,14 @@ def unpack(value: Any) -> Any:
     return [enter(item) for item in enter(value)]
 
 
+def enter_operand(value: Any) -> Any:
+    """A parameter of a script's operator method: a dict as a copy (a mapping proxy's
+    operators hand over the dict behind it: ``proxied_dicts.py``), else :func:`enter`."""
+    if _real_type(value) is dict:
+        return dict(value)
+    return enter(value)
+
+
 def admit_class(cls: type) -> None:
     """A class the script defined: its instances are the script's own."""
     HARMLESS_TYPES.add(cls)
@@ -315,6 +324,7 @@ def membrane_names() -> dict[str, Any]:
         EXACT_TYPE: _real_type,
         HARMLESS: HARMLESS_TYPES,
         ENTER: enter,
+        ENTER_OPERAND: enter_operand,
         UNPACK: unpack,
         METHOD_OF: method_of,
         RECEIVERS: METHOD_SAFE,

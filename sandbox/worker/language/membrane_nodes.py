@@ -111,7 +111,7 @@ def unpacked(value: ast.expr, where: ast.AST) -> ast.expr:
     return _call(UNPACK, location(where), value)
 
 
-def name_checks(names: list[str], where: ast.AST) -> list[ast.stmt]:
+def name_checks(names: list[str], where: ast.AST, check: str = ENTER) -> list[ast.stmt]:
     """``if <any name's type is not harmless>: x = .enter(x); ...`` (or nothing)."""
     names = list(dict.fromkeys(names))
     if not names:
@@ -120,7 +120,7 @@ def name_checks(names: list[str], where: ast.AST) -> list[ast.stmt]:
     tests: list[ast.expr] = [_type_test(_name(n, loc), loc, ast.NotIn()) for n in names]
     test = tests[0] if len(tests) == 1 else ast.BoolOp(ast.Or(), tests, **loc)
     body: list[ast.stmt] = [
-        ast.Assign([_name(n, loc, _STORE)], _call(ENTER, loc, _name(n, loc)), **loc) for n in names
+        ast.Assign([_name(n, loc, _STORE)], _call(check, loc, _name(n, loc)), **loc) for n in names
     ]
     return [ast.If(test, body, [], **loc)]
 

@@ -46,12 +46,15 @@ from sandbox.worker.language.membrane_nodes import (
     unpacked,
 )
 from sandbox.worker.language.names import (
+    ENTER,
+    ENTER_OPERAND,
     HELD,
     HELD_IN_COMPREHENSION,
     RUNTIME_CHECKED_ATTRS,
     attribute_error,
     is_private_name,
 )
+from sandbox.worker.language.proxied_dicts import OPERATORS
 
 _CHECKED = "checked: a value native code hands to script code passes the membrane here"
 _BUILT = "built by the script from values it holds"
@@ -385,7 +388,9 @@ class MembranePositions(FastNodeTransformer):
         """Check the parameters first (after the docstring): native code calls back
         with any argument."""
         docstring = int(bool(node.body) and is_docstring(node.body[0]))
-        node.body[docstring:docstring] = name_checks(parameters(node.args), node)
+        # An operator method a mapping proxy's operators reach: dicts arrive as copies.
+        check = ENTER_OPERAND if self._in_class_body and node.name in OPERATORS else ENTER
+        node.body[docstring:docstring] = name_checks(parameters(node.args), node, check)
 
     def parameter_guard(self, node: ast.Lambda) -> None:
         """A lambda's parameters, checked before its body."""

@@ -33,6 +33,8 @@ MATCH_CLASS = ".match_class"
 #: The membrane (``membrane.py``): the real ``type``, the set of harmless exact types,
 #: the check of one value, of an unpacked value's items.
 EXACT_TYPE, HARMLESS, ENTER, UNPACK = ".exact_type", ".harmless", ".enter", ".unpack"
+#: The check of an operator method's parameters (``proxied_dicts.py``): a dict a copy.
+ENTER_OPERAND = ".enter_operand"
 #: The classes the script's class statements made (the store guard's fast path).
 SCRIPT_TYPES = ".script_types"
 #: A method call's receiver: the check of its method, the types that need none.
@@ -45,7 +47,7 @@ HELD, HELD_IN_COMPREHENSION, ITEM = ".held", ".held_c", ".item"
 #: The names bound in the script's globals (and passed to ``eval``/``exec`` code).
 GUARD_NAMES: tuple[str, ...] = (GETATTR, WRITE, RERAISE, MATCH_CLASS, LAST_EXPR, EXACT_TYPE)
 GUARD_NAMES += (HARMLESS, ENTER, UNPACK, SCRIPT_TYPES, METHOD_OF, RECEIVERS)
-GUARD_NAMES += (RECEIVERS_UNCHANGED,)
+GUARD_NAMES += (RECEIVERS_UNCHANGED, ENTER_OPERAND)
 GENERATED_NAMES = frozenset({*GUARD_NAMES, HELD, HELD_IN_COMPREHENSION, ITEM})
 
 #: Names RestrictedPython reserves (``print``, ``printed``, ``builtins``, ``breakpoint``);
