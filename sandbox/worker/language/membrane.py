@@ -46,6 +46,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from sandbox.worker.language.control import ForbiddenOperation
+from sandbox.worker.language.dunders import deafen
 from sandbox.worker.language.names import (
     ENTER,
     EXACT_TYPE,
@@ -171,6 +172,7 @@ def _enter_class(value: type) -> Any:
         return replaced[1]
     if issubclass(value, _real_type):
         raise _refuse(f"the metaclass {value.__qualname__!r}")
+    deafen(value)
     return value
 
 
@@ -194,6 +196,7 @@ def enter(value: Any) -> Any:
     for kind, what in FORBIDDEN.items():
         if issubclass(cls, kind):
             raise _refuse(what)
+    deafen(cls)
     HARMLESS_TYPES.add(cls)
     return value
 
