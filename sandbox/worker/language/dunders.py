@@ -187,7 +187,7 @@ def _getattribute_without_dunders(original: Any, owner: type) -> Callable[..., A
         if _real_type(name) is str and is_special(name):
             # What the classes after ``owner`` would answer: the object's own slots
             # and its type's attributes, never the library's reading of its data.
-            return super(owner, self).__getattribute__(name)
+            return super(owner, self).__getattribute__(name)  # type: ignore[arg-type]
         return original(self, name)
 
     return __getattribute__
@@ -202,7 +202,7 @@ def _library_hook(hook: object) -> bool:
     return (
         _real_type(hook) is types.FunctionType
         and id(hook) not in _deaf_hooks
-        and not hook.__code__.co_filename.startswith("<script")  # type: ignore[attr-defined]
+        and not hook.__code__.co_filename.startswith("<script")
     )
 
 
