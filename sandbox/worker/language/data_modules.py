@@ -14,7 +14,11 @@ zygote applies :func:`prepare` before any worker exists. What is refused, and wh
   counterpart ``read_pickle`` only: writing a pickle harms no one;
 - **raw memory** — ``numpy.ctypeslib`` and ``numpy.lib`` (``stride_tricks.as_strided``
   builds out-of-bounds views) are submodules no data policy allows; ``frombuffer`` and
-  the ``ndarray`` constructor check their bounds;
+  the ``ndarray`` constructor check their bounds; an array over a buffer never holds
+  objects (``ndarray(buffer=...)``, ``recarray(buf=...)`` with an object dtype read
+  the script's bytes as object addresses: any object, forged ones included), which
+  numpy's ``frombuffer`` refuses itself and :func:`_checked_ndarray` and
+  :func:`_close_object_buffers` refuse for the other two;
 - **processes, clipboard, databases, interactive sessions** — ``read_clipboard``,
   ``read_sql*``, ``sympy.preview`` (runs LaTeX), ``init_session``/``init_printing``,
   ``matplotlib.use``/``pyplot.switch_backend`` (a GUI backend), ``rc_file``/
@@ -39,6 +43,8 @@ import sys
 from typing import Any
 
 from sandbox.worker.language import dunders, formatters, guards
+from sandbox.worker.language.classes import expose_classes
+from sandbox.worker.language.membrane import replace_on_entry
 
 #: Curated data modules (a policy names each; submodules not listed are unreachable).
 DATA_CATALOG: tuple[str, ...] = (
@@ -150,6 +156,8 @@ def prepare(allowed: frozenset[str]) -> None:
         _close_pandas_plotting_backend()
     if "sympy" in allowed:
         _close_sympy()
+    if "numpy" in allowed or "pandas" in allowed or "scipy" in allowed:
+        _close_object_buffers()
     if "matplotlib" in allowed:
         formatters.close_matplotlib()
         _close_matplotlib_imports()
@@ -299,6 +307,72 @@ def _close_matplotlib_imports() -> None:
     vars(pyplot)["figure"] = checked_figure
 
 
+def _refuse_objects_over_buffer(array: Any) -> Any:
+    if array.dtype.hasobject:
+        raise RefusedInSandbox(
+            "an array over a buffer cannot hold objects in the sandbox: its bytes would be "
+            "read as object addresses"
+        )
+    return array
+
+
+def _close_object_buffers() -> None:
+    recarray = importlib.import_module("numpy").recarray
+    real_new = recarray.__new__
+
+    def __new__(subtype: Any, *args: Any, **kwargs: Any) -> Any:
+        made = real_new(subtype, *args, **kwargs)
+        buf = kwargs.get("buf", args[2] if len(args) > 2 else None)
+        return made if buf is None else _refuse_objects_over_buffer(made)
+
+    __new__.__doc__ = real_new.__doc__
+    recarray.__new__ = __new__
+
+
+class _CheckedArrayMeta(type):
+    """``numpy.ndarray`` as scripts see it: ``isinstance``, its attributes and its
+    constructor, which refuses an object dtype over a buffer."""
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, _real_ndarray())
+
+    def __subclasscheck__(cls, sub: Any) -> bool:
+        return issubclass(sub, _real_ndarray())
+
+    def __call__(cls, shape: Any, *args: Any, **kwargs: Any) -> Any:
+        made = _real_ndarray()(shape, *args, **kwargs)
+        buffer = kwargs.get("buffer", args[1] if len(args) > 1 else None)
+        return made if buffer is None else _refuse_objects_over_buffer(made)
+
+    def __getattr__(cls, name: str) -> Any:
+        return getattr(_real_ndarray(), name)
+
+    def __getitem__(cls, item: Any) -> Any:
+        return _real_ndarray()[item]
+
+    def __repr__(cls) -> str:
+        return "<class 'numpy.ndarray'>"
+
+
+def _real_ndarray() -> Any:
+    return importlib.import_module("numpy").ndarray
+
+
+_checked: list[type] = []
+
+
+def _checked_ndarray() -> type:
+    if not _checked:
+        stand_in = _CheckedArrayMeta("ndarray", (), {"__slots__": (), "__module__": "numpy"})
+        stand_in.__doc__ = _real_ndarray().__doc__
+        # ``type(array)`` too: the real class is named (not an opaque stand-in), and
+        # the membrane hands this one wherever it would enter.
+        expose_classes([_real_ndarray()])
+        replace_on_entry(_real_ndarray(), stand_in)
+        _checked.append(stand_in)
+    return _checked[0]
+
+
 def safe_members(name: str) -> dict[str, Any]:
     """Members that replace the library's own in a curated proxy."""
     if name != "numpy":
@@ -311,4 +385,4 @@ def safe_members(name: str) -> dict[str, Any]:
             raise RefusedInSandbox("numpy.load(allow_pickle=True) is not available: it unpickles")
         return real_load(file, mmap_mode, allow_pickle=False, **kwargs)
 
-    return {"load": load}
+    return {"load": load, "ndarray": _checked_ndarray()}
