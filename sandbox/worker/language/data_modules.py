@@ -19,7 +19,8 @@ zygote applies :func:`prepare` before any worker exists. What is refused, and wh
   the script's bytes as object addresses: any object, forged ones included), which
   numpy's ``frombuffer`` refuses itself and :func:`_checked_ndarray` and
   :func:`_close_object_buffers` refuse for the other two;
-- **processes, clipboard, databases, interactive sessions** — ``read_clipboard``,
+- **processes, clipboard, databases, interactive sessions** — ``sympy.test``/``doctest``
+  (a Python process whose command line is the arguments' ``repr()``), ``read_clipboard``,
   ``read_sql*``, ``sympy.preview`` (runs LaTeX), ``init_session``/``init_printing``,
   ``matplotlib.use``/``pyplot.switch_backend`` (a GUI backend), ``rc_file``/
   ``rc_file_defaults`` (reads an rc file that can name programs);
@@ -103,6 +104,10 @@ DATA_DENIED: dict[str, tuple[str, ...]] = {
         "init_session",
         "init_printing",
         "interactive_traversal",
+        # The library's own test runners: they run pytest or doctest in the worker and
+        # start a Python process whose command line holds the arguments' repr().
+        "test",
+        "doctest",
     ),
 }
 
