@@ -16,6 +16,9 @@ brought them:
   compiler's guards live);
 - library metaclasses (they build classes from any namespace); the real ``type`` is
   replaced by the sandbox's;
+- ``super`` objects past a class the script did not write: they find the methods that
+  class overrides, where the sandbox's stand-ins check their arguments
+  (``super(types.SimpleNamespace, ns).__init__(**kw)``);
 - unbound Python methods of library classes run library code with a ``self`` of the
   script's choice: each is replaced by one that takes its class's objects only
   (``self_binding.bound_to_owner``), or refused where its class cannot be found.
@@ -123,6 +126,29 @@ _keep: list[Any] = []
 _binder: Callable[[types.FunctionType], Any] | None = None
 
 
+def _no_script_class(cls: type) -> bool:
+    return False
+
+
+#: Whether a class is the script's own (``classes.is_script_class``).
+_script_class: Callable[[type], bool] = _no_script_class
+
+
+def use_script_class_test(test: Callable[[type], bool]) -> None:
+    """How the membrane tells the script's classes from the others."""
+    global _script_class
+    _script_class = test
+
+
+def _enter_super(value: super) -> super:
+    this = value.__thisclass__  # type: ignore[attr-defined]
+    if not _script_class(this):
+        raise _refuse(
+            f"super() past the class {this.__qualname__!r}, which the script did not write,"
+        )
+    return value
+
+
 def use_binder(binder: Callable[[types.FunctionType], Any]) -> None:
     """How an unbound library method is handed to scripts (``self_binding``)."""
     global _binder
@@ -179,6 +205,7 @@ def _enter_class(value: type) -> Any:
 _PER_VALUE: dict[type, Callable[[Any], Any]] = {
     dict: _enter_dict,
     types.FunctionType: _enter_function,
+    super: _enter_super,
 }
 
 
