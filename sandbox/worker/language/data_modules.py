@@ -161,8 +161,10 @@ def prepare(allowed: frozenset[str]) -> None:
         _close_pandas_plotting_backend()
     if "sympy" in allowed:
         _close_sympy()
-    if "numpy" in allowed or "pandas" in allowed or "scipy" in allowed:
+    if allowed & {"numpy", "pandas", "scipy", "matplotlib", "sympy"}:
+        # Each hands out numpy arrays: ``type(array)`` is the checked ndarray too.
         _close_object_buffers()
+        _checked_ndarray()
     if "matplotlib" in allowed:
         formatters.close_matplotlib()
         _close_matplotlib_imports()
