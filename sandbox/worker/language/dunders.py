@@ -140,9 +140,18 @@ def script_module(cls: Any) -> Any:
     return cls
 
 
-def _getattr_without_dunders(original: Any) -> Callable[..., Any]:
+#: Special names a library's own attribute hook still answers: descriptive ones that no
+#: native protocol acts on (``typing.Optional.__name__`` comes from such a hook).
+LIBRARY_HOOK_NAMES = frozenset(
+    "__name__ __qualname__ __module__ __doc__ __origin__ __args__ __parameters__".split()
+)
+
+
+def _getattr_without_dunders(
+    original: Any, passing: frozenset[str] = frozenset()
+) -> Callable[..., Any]:
     def __getattr__(self: Any, name: str) -> Any:
-        if _real_type(name) is str and is_special(name):
+        if _real_type(name) is str and is_special(name) and name not in passing:
             raise AttributeError(f"{_real_type(self).__name__!r} object has no attribute {name!r}")
         get = getattr(_real_type(original), "__get__", None)
         bound = get(original, self, _real_type(self)) if get is not None else original
@@ -184,7 +193,7 @@ def guard_class(cls: type) -> None:
 
 def _getattribute_without_dunders(original: Any, owner: type) -> Callable[..., Any]:
     def __getattribute__(self: Any, name: str) -> Any:
-        if _real_type(name) is str and is_special(name):
+        if _real_type(name) is str and is_special(name) and name not in LIBRARY_HOOK_NAMES:
             # What the classes after ``owner`` would answer: the object's own slots
             # and its type's attributes, never the library's reading of its data.
             return super(owner, self).__getattribute__(name)  # type: ignore[arg-type]
@@ -223,7 +232,7 @@ def deafen(cls: type) -> None:
         own = klass.__dict__
         hooks: dict[str, Any] = {}
         if _library_hook(own.get("__getattr__")):
-            hooks["__getattr__"] = _getattr_without_dunders(own["__getattr__"])
+            hooks["__getattr__"] = _getattr_without_dunders(own["__getattr__"], LIBRARY_HOOK_NAMES)
         if _library_hook(own.get("__getattribute__")):
             hooks["__getattribute__"] = _getattribute_without_dunders(
                 own["__getattribute__"], klass
