@@ -132,3 +132,34 @@ print(np.ndarray((2,), dtype=np.uint8, buffer=bytearray(2)).tolist(), types.Simp
 """,
     )
     assert "Optional 3 1\nTrue True True\n[0, 0] 2" in out, out
+
+
+RESIZES = {
+    "a method call": "a.resize(100000, refcheck=False)",
+    "getattr": 'getattr(a, "resize")(100000, refcheck=False)',
+    "the class": "np.ndarray.resize(a, 100000, refcheck=False)",
+    "type(array)": "type(a).resize(a, 100000, refcheck=False)",
+    "operator.methodcaller": 'operator.methodcaller("resize", 100000, refcheck=False)(a)',
+}
+
+
+@pytest.mark.timeout(180)
+@pytest.mark.parametrize("route", sorted(RESIZES))
+def test_resize_never_frees_what_a_view_reads(box: Sandbox, route: str) -> None:
+    out = _run(
+        box,
+        f"""
+import numpy as np, operator
+a = np.zeros(64, dtype=np.uint64)
+view = a[:]
+try:
+    {RESIZES[route]}
+    objects = np.full(64, None, dtype=object)
+    if int(view[0]) == id(None):
+        print("ESC" + "APED")
+except Exception as exc:
+    print("refused:", type(exc).__name__, exc)
+""",
+    )
+    assert "ESCAPED" not in out
+    assert "refcheck=False" in out, out

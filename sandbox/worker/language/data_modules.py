@@ -352,6 +352,8 @@ class _CheckedArrayMeta(type):
         return made if buffer is None else _refuse_objects_over_buffer(made)
 
     def __getattr__(cls, name: str) -> Any:
+        if name == "resize":
+            return _checked_resize(_real_ndarray().resize)
         return getattr(_real_ndarray(), name)
 
     def __getitem__(cls, item: Any) -> Any:
@@ -359,6 +361,22 @@ class _CheckedArrayMeta(type):
 
     def __repr__(cls) -> str:
         return "<class 'numpy.ndarray'>"
+
+
+def _checked_resize(resize: Any) -> Any:
+    """``ndarray.resize`` that keeps numpy's check for other references: without it
+    (``refcheck=False``) the memory is freed under the views that still read it."""
+
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        if not kwargs.get("refcheck", True):
+            raise RefusedInSandbox(
+                "ndarray.resize(refcheck=False) is not available in the sandbox: it frees "
+                "memory that other arrays may still use"
+            )
+        return resize(*args, **kwargs)
+
+    checked.__doc__ = getattr(resize, "__doc__", None)
+    return checked
 
 
 def _real_ndarray() -> Any:
@@ -376,6 +394,7 @@ def _checked_ndarray() -> type:
         # the membrane hands this one wherever it would enter.
         expose_classes([_real_ndarray()])
         replace_on_entry(_real_ndarray(), stand_in)
+        guards.check_method(_real_ndarray(), "resize", _checked_resize)
         _checked.append(stand_in)
     return _checked[0]
 
