@@ -17,8 +17,8 @@ zygote applies :func:`prepare` before any worker exists. What is refused, and wh
   the ``ndarray`` constructor check their bounds; an array over a buffer never holds
   objects (``ndarray(buffer=...)``, ``recarray(buf=...)`` with an object dtype read
   the script's bytes as object addresses: any object, forged ones included), which
-  numpy's ``frombuffer`` refuses itself and :func:`_checked_ndarray` and
-  :func:`_close_object_buffers` refuse for the other two;
+  numpy's ``frombuffer`` refuses itself and ``numpy_memory`` refuses for the other
+  two, with ``ndarray.resize(refcheck=False)`` (it frees what views still read);
 - **processes, clipboard, databases, interactive sessions** — ``sympy.test``/``doctest``
   (a Python process whose command line is the arguments' ``repr()``), ``read_clipboard``,
   ``read_sql*``, ``sympy.preview`` (runs LaTeX), ``init_session``/``init_printing``,
@@ -44,8 +44,8 @@ import sys
 from typing import Any
 
 from sandbox.worker.language import dunders, formatters, guards
-from sandbox.worker.language.classes import expose_classes
-from sandbox.worker.language.membrane import replace_on_entry
+from sandbox.worker.language.control import RefusedInSandbox
+from sandbox.worker.language.numpy_memory import checked_ndarray, close_object_buffers
 
 #: Curated data modules (a policy names each; submodules not listed are unreachable).
 DATA_CATALOG: tuple[str, ...] = (
@@ -123,10 +123,6 @@ THREAD_ENVIRONMENT: dict[str, str] = {
 }
 
 
-class RefusedInSandbox(RuntimeError):
-    """A library feature the sandbox refuses (it evaluates strings or unpickles)."""
-
-
 def _refuser(what: str, why: str) -> Any:
     def refused(*args: Any, **kwargs: Any) -> Any:
         raise RefusedInSandbox(f"{what} is not available in the sandbox: {why}")
@@ -163,11 +159,26 @@ def prepare(allowed: frozenset[str]) -> None:
         _close_sympy()
     if allowed & {"numpy", "pandas", "scipy", "matplotlib", "sympy"}:
         # Each hands out numpy arrays: ``type(array)`` is the checked ndarray too.
-        _close_object_buffers()
-        _checked_ndarray()
+        close_object_buffers()
+        checked_ndarray()
     if "matplotlib" in allowed:
         formatters.close_matplotlib()
         _close_matplotlib_imports()
+    _deafen_loaded(allowed)
+
+
+def _deafen_loaded(allowed: frozenset[str]) -> None:
+    # The membrane deafens a library class's attribute hooks when the class or one of
+    # its objects first enters script code; the libraries' own classes are deafened
+    # here too, for an object library code fills from the script's data and hands to
+    # numpy without the script ever holding it.
+    roots = tuple(f"{name}." for name in allowed)
+    for name, module in list(sys.modules.items()):
+        if module is None or not (name in allowed or name.startswith(roots)):
+            continue
+        for value in list(getattr(module, "__dict__", {}).values()):
+            if isinstance(value, type):
+                dunders.deafen(value)
 
 
 def _close_sympy() -> None:
@@ -314,91 +325,6 @@ def _close_matplotlib_imports() -> None:
     vars(pyplot)["figure"] = checked_figure
 
 
-def _refuse_objects_over_buffer(array: Any) -> Any:
-    if array.dtype.hasobject:
-        raise RefusedInSandbox(
-            "an array over a buffer cannot hold objects in the sandbox: its bytes would be "
-            "read as object addresses"
-        )
-    return array
-
-
-def _close_object_buffers() -> None:
-    recarray = importlib.import_module("numpy").recarray
-    real_new = recarray.__new__
-
-    def __new__(subtype: Any, *args: Any, **kwargs: Any) -> Any:
-        made = real_new(subtype, *args, **kwargs)
-        buf = kwargs.get("buf", args[2] if len(args) > 2 else None)
-        return made if buf is None else _refuse_objects_over_buffer(made)
-
-    __new__.__doc__ = real_new.__doc__
-    recarray.__new__ = __new__
-
-
-class _CheckedArrayMeta(type):
-    """``numpy.ndarray`` as scripts see it: ``isinstance``, its attributes and its
-    constructor, which refuses an object dtype over a buffer."""
-
-    def __instancecheck__(cls, obj: Any) -> bool:
-        return isinstance(obj, _real_ndarray())
-
-    def __subclasscheck__(cls, sub: Any) -> bool:
-        return issubclass(sub, _real_ndarray())
-
-    def __call__(cls, shape: Any, *args: Any, **kwargs: Any) -> Any:
-        made = _real_ndarray()(shape, *args, **kwargs)
-        buffer = kwargs.get("buffer", args[1] if len(args) > 1 else None)
-        return made if buffer is None else _refuse_objects_over_buffer(made)
-
-    def __getattr__(cls, name: str) -> Any:
-        if name == "resize":
-            return _checked_resize(_real_ndarray().resize)
-        return getattr(_real_ndarray(), name)
-
-    def __getitem__(cls, item: Any) -> Any:
-        return _real_ndarray()[item]
-
-    def __repr__(cls) -> str:
-        return "<class 'numpy.ndarray'>"
-
-
-def _checked_resize(resize: Any) -> Any:
-    """``ndarray.resize`` that keeps numpy's check for other references: without it
-    (``refcheck=False``) the memory is freed under the views that still read it."""
-
-    def checked(*args: Any, **kwargs: Any) -> Any:
-        if not kwargs.get("refcheck", True):
-            raise RefusedInSandbox(
-                "ndarray.resize(refcheck=False) is not available in the sandbox: it frees "
-                "memory that other arrays may still use"
-            )
-        return resize(*args, **kwargs)
-
-    checked.__doc__ = getattr(resize, "__doc__", None)
-    return checked
-
-
-def _real_ndarray() -> Any:
-    return importlib.import_module("numpy").ndarray
-
-
-_checked: list[type] = []
-
-
-def _checked_ndarray() -> type:
-    if not _checked:
-        stand_in = _CheckedArrayMeta("ndarray", (), {"__slots__": (), "__module__": "numpy"})
-        stand_in.__doc__ = _real_ndarray().__doc__
-        # ``type(array)`` too: the real class is named (not an opaque stand-in), and
-        # the membrane hands this one wherever it would enter.
-        expose_classes([_real_ndarray()])
-        replace_on_entry(_real_ndarray(), stand_in)
-        guards.check_method(_real_ndarray(), "resize", _checked_resize)
-        _checked.append(stand_in)
-    return _checked[0]
-
-
 def safe_members(name: str) -> dict[str, Any]:
     """Members that replace the library's own in a curated proxy."""
     if name != "numpy":
@@ -411,4 +337,4 @@ def safe_members(name: str) -> dict[str, Any]:
             raise RefusedInSandbox("numpy.load(allow_pickle=True) is not available: it unpickles")
         return real_load(file, mmap_mode, allow_pickle=False, **kwargs)
 
-    return {"load": load, "ndarray": _checked_ndarray()}
+    return {"load": load, "ndarray": checked_ndarray()}
