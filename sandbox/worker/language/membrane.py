@@ -106,7 +106,8 @@ _sandbox_functions: set[int] = set()
 
 
 def replace_on_entry(value: Any, replacement: Any) -> None:
-    """Hand scripts ``replacement`` wherever native code would hand them ``value``."""
+    """Hand scripts ``replacement`` wherever native code would hand them ``value`` (a
+    class or a Python function)."""
     _replacements[id(value)] = (value, replacement)
 
 
@@ -180,6 +181,9 @@ def _enter_dict(value: dict[Any, Any]) -> dict[Any, Any]:
 def _enter_function(value: types.FunctionType) -> Any:
     if value.__code__.co_filename.startswith("<script") or id(value) in _sandbox_functions:
         return value
+    replaced = _replacements.get(id(value))
+    if replaced is not None and replaced[0] is value:
+        return replaced[1]
     # ``JSONEncoder.encode``: defined in a class body, it runs with any ``self``; it
     # arrives bound to its class's objects (``self_binding``), or not at all.
     qualname = value.__qualname__

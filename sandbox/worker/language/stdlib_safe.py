@@ -345,11 +345,14 @@ REPLACED: dict[str, dict[str, Any]] = {
     "operator": {"attrgetter": _safe_attrgetter, "methodcaller": _safe_methodcaller},
 }
 
-# A class replaced in its module is reachable by other routes (``type()`` of an object
-# library code made: ``type(time.get_clock_info("time"))`` is the real SimpleNamespace,
-# which takes any keyword as an attribute): the membrane hands the stand-in there too.
+# A member replaced in its module is reachable by other routes: ``type()`` of an object
+# library code made (``type(time.get_clock_info("time"))`` is the real SimpleNamespace,
+# which takes any keyword as an attribute), another module's re-export
+# (``matplotlib.patches.SimpleNamespace``, ``namedtuple``): the membrane hands the
+# stand-in there too.
 for _module, _members in REPLACED.items():
     for _name, _stand_in in _members.items():
         _real = getattr(sys.modules[_module], _name, None)
-        if isinstance(_real, type) and isinstance(_stand_in, type) and _real is not _stand_in:
+        replaceable = isinstance(_real, (type, types.FunctionType))
+        if replaceable and _real is not _stand_in:
             replace_on_entry(_real, _stand_in)
