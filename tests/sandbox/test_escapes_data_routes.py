@@ -163,3 +163,40 @@ except Exception as exc:
     )
     assert "ESCAPED" not in out
     assert "refcheck=False" in out, out
+
+
+MUTATING_COMPARISON = """
+import numpy as np
+
+
+class K:
+    def __init__(self, v):
+        self.v = v
+
+    def __lt__(self, other):
+        if state["n"] < 40:
+            state["n"] += 1
+            arr[:] = [K(-i) for i in range(len(arr))]
+        return self.v < other.v
+
+
+state = {"n": 0}
+arr = np.array([K(i) for i in range(64)][::-1], dtype=object)
+arr.%s
+print("sorted")
+"""
+
+
+@pytest.mark.timeout(180)
+@pytest.mark.xfail(
+    strict=True,
+    reason="open: numpy's object loops (in-place sort and partition; argsort, searchsorted "
+    "and the object ufuncs the same way) hold borrowed references to an array's items "
+    "across a call into the script's comparison, which can drop the last reference; the "
+    "freed object is used afterwards (SIGSEGV here, a forged reference with a groomed heap)",
+)
+@pytest.mark.parametrize("call", ["sort()", "partition(5)"])
+def test_a_comparison_cannot_free_what_numpy_holds(box: Sandbox, call: str) -> None:
+    with box.session() as session:
+        execution = session.run(MUTATING_COMPARISON % call)
+    assert execution.error_code != "worker_crashed", execution.output
