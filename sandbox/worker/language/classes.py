@@ -41,7 +41,12 @@ from typing import Any
 from sandbox.worker.language.control import ControlFlow, ForbiddenOperation, ToolError
 from sandbox.worker.language.copy_hooks import check_slots, default_deepcopy, memo_guarded
 from sandbox.worker.language.dunders import guard_class
-from sandbox.worker.language.membrane import admit_class, replace_on_entry
+from sandbox.worker.language.membrane import (
+    admit_class,
+    enter,
+    replace_on_entry,
+    use_script_class_test,
+)
 from sandbox.worker.language.names import is_private_name as _is_private
 from sandbox.worker.language.self_binding import bind_generated
 
@@ -126,6 +131,9 @@ def expose_classes(values: Iterable[Any]) -> None:
 def is_script_class(cls: type) -> bool:
     """A class the script's own code created (see the module docstring)."""
     return cls in _user_types or cls.__dict__.get("__module__") == SCRIPT_MODULE
+
+
+use_script_class_test(is_script_class)
 
 
 def is_sandbox_class(cls: type) -> bool:
@@ -329,7 +337,9 @@ def safe_type(obj: Any) -> Any:
     if issubclass(cls, _real_type):
         return SafeType
     if _visible(cls):
-        return cls
+        # The membrane's stand-in where it has one (``numpy.ndarray``), also where the
+        # result is an operand (``type(a) is np.ndarray``), which it does not see.
+        return enter(cls)
     return _opaque(cls)
 
 

@@ -81,6 +81,10 @@ class PolicyRefusal(Exception):
     """Mixin marking an exception raised because the policy refused something."""
 
 
+class RefusedInSandbox(RuntimeError):
+    """A library feature the sandbox refuses (it evaluates strings or unpickles)."""
+
+
 class ForbiddenAttribute(AttributeError, PolicyRefusal):
     """An attribute the sandbox does not give out."""
 

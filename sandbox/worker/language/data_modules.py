@@ -14,8 +14,13 @@ zygote applies :func:`prepare` before any worker exists. What is refused, and wh
   counterpart ``read_pickle`` only: writing a pickle harms no one;
 - **raw memory** — ``numpy.ctypeslib`` and ``numpy.lib`` (``stride_tricks.as_strided``
   builds out-of-bounds views) are submodules no data policy allows; ``frombuffer`` and
-  the ``ndarray`` constructor check their bounds;
-- **processes, clipboard, databases, interactive sessions** — ``read_clipboard``,
+  the ``ndarray`` constructor check their bounds; an array over a buffer never holds
+  objects (``ndarray(buffer=...)``, ``recarray(buf=...)`` with an object dtype read
+  the script's bytes as object addresses: any object, forged ones included), which
+  numpy's ``frombuffer`` refuses itself and ``numpy_memory`` refuses for the other
+  two, with ``ndarray.resize(refcheck=False)`` (it frees what views still read);
+- **processes, clipboard, databases, interactive sessions** — ``sympy.test``/``doctest``
+  (a Python process whose command line is the arguments' ``repr()``), ``read_clipboard``,
   ``read_sql*``, ``sympy.preview`` (runs LaTeX), ``init_session``/``init_printing``,
   ``matplotlib.use``/``pyplot.switch_backend`` (a GUI backend), ``rc_file``/
   ``rc_file_defaults`` (reads an rc file that can name programs);
@@ -40,6 +45,8 @@ from typing import Any
 
 from sandbox.worker import display
 from sandbox.worker.language import dunders, formatters, guards
+from sandbox.worker.language.control import RefusedInSandbox
+from sandbox.worker.language.numpy_memory import checked_ndarray, close_object_buffers
 
 #: Curated data modules (a policy names each; submodules not listed are unreachable).
 DATA_CATALOG: tuple[str, ...] = (
@@ -98,6 +105,10 @@ DATA_DENIED: dict[str, tuple[str, ...]] = {
         "init_session",
         "init_printing",
         "interactive_traversal",
+        # The library's own test runners: they run pytest or doctest in the worker and
+        # start a Python process whose command line holds the arguments' repr().
+        "test",
+        "doctest",
     ),
 }
 
@@ -111,10 +122,6 @@ THREAD_ENVIRONMENT: dict[str, str] = {
     "NUMEXPR_NUM_THREADS": "1",
     "NUMEXPR_MAX_THREADS": "1",
 }
-
-
-class RefusedInSandbox(RuntimeError):
-    """A library feature the sandbox refuses (it evaluates strings or unpickles)."""
 
 
 def _refuser(what: str, why: str) -> Any:
@@ -151,9 +158,28 @@ def prepare(allowed: frozenset[str]) -> None:
         _close_pandas_plotting_backend()
     if "sympy" in allowed:
         _close_sympy()
+    if allowed & {"numpy", "pandas", "scipy", "matplotlib", "sympy"}:
+        # Each hands out numpy arrays: ``type(array)`` is the checked ndarray too.
+        close_object_buffers()
+        checked_ndarray()
     if "matplotlib" in allowed:
         formatters.close_matplotlib()
         _close_matplotlib_imports()
+    _deafen_loaded(allowed)
+
+
+def _deafen_loaded(allowed: frozenset[str]) -> None:
+    # The membrane deafens a library class's attribute hooks when the class or one of
+    # its objects first enters script code; the libraries' own classes are deafened
+    # here too, for an object library code fills from the script's data and hands to
+    # numpy without the script ever holding it.
+    roots = tuple(f"{name}." for name in allowed)
+    for name, module in list(sys.modules.items()):
+        if module is None or not (name in allowed or name.startswith(roots)):
+            continue
+        for value in list(getattr(module, "__dict__", {}).values()):
+            if isinstance(value, type):
+                dunders.deafen(value)
 
 
 def _close_sympy() -> None:
@@ -314,4 +340,4 @@ def safe_members(name: str) -> dict[str, Any]:
             raise RefusedInSandbox("numpy.load(allow_pickle=True) is not available: it unpickles")
         return real_load(file, mmap_mode, allow_pickle=False, **kwargs)
 
-    return {"load": load}
+    return {"load": load, "ndarray": checked_ndarray()}

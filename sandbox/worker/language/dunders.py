@@ -141,9 +141,18 @@ def script_module(cls: Any) -> Any:
     return cls
 
 
-def _getattr_without_dunders(original: Any) -> Callable[..., Any]:
+#: Special names a library's own attribute hook still answers: descriptive ones that no
+#: native protocol acts on (``typing.Optional.__name__`` comes from such a hook).
+LIBRARY_HOOK_NAMES = frozenset(
+    "__name__ __qualname__ __module__ __doc__ __origin__ __args__ __parameters__".split()
+)
+
+
+def _getattr_without_dunders(
+    original: Any, passing: frozenset[str] = frozenset()
+) -> Callable[..., Any]:
     def __getattr__(self: Any, name: str) -> Any:
-        if _real_type(name) is str and is_special(name):
+        if _real_type(name) is str and is_special(name) and name not in passing:
             raise AttributeError(f"{_real_type(self).__name__!r} object has no attribute {name!r}")
         get = getattr(_real_type(original), "__get__", None)
         bound = get(original, self, _real_type(self)) if get is not None else original
@@ -178,9 +187,65 @@ def guard_class(cls: type) -> None:
     guard_operators(cls)
     own = cls.__dict__
     if "__getattr__" in own:
-        _real_type.__setattr__(cls, "__getattr__", _getattr_without_dunders(own["__getattr__"]))
+        hook = _getattr_without_dunders(own["__getattr__"])
+        _deaf_hooks.add(id(hook))
+        _real_type.__setattr__(cls, "__getattr__", hook)
     if "__getstate__" in own:
         _real_type.__setattr__(cls, "__getstate__", _state_without_dunders(own["__getstate__"]))
+
+
+def _getattribute_without_dunders(original: Any, owner: type) -> Callable[..., Any]:
+    def __getattribute__(self: Any, name: str) -> Any:
+        if _real_type(name) is str and is_special(name) and name not in LIBRARY_HOOK_NAMES:
+            # What the classes after ``owner`` would answer: the object's own slots
+            # and its type's attributes, never the library's reading of its data.
+            return super(owner, self).__getattribute__(name)  # type: ignore[arg-type]
+        return original(self, name)
+
+    return __getattribute__
+
+
+#: Classes whose attribute hooks :func:`deafen` has seen (by id; the classes are kept).
+_deafened: dict[int, type] = {}
+_deaf_hooks: set[int] = set()
+
+
+def _library_hook(hook: object) -> bool:
+    return (
+        _real_type(hook) is types.FunctionType
+        and id(hook) not in _deaf_hooks
+        and not hook.__code__.co_filename.startswith("<script")
+    )
+
+
+def deafen(cls: type) -> None:
+    """Make every library ``__getattr__``/``__getattribute__`` in ``cls``'s MRO deaf to
+    special names (the membrane, when a class or an instance first enters script code).
+
+    Such a hook answers a name from the object's data (scipy's ``OptimizeResult`` reads
+    its dict, matplotlib's ``Spines`` its mapping): native code looking up a protocol
+    (numpy's ``__array_interface__``: an address) would find the script's value. A
+    special name is answered as if the hook were not there."""
+    if id(cls) in _deafened:
+        return
+    for klass in _real_type.__getattribute__(cls, "__mro__"):
+        if id(klass) in _deafened:
+            continue
+        _deafened[id(klass)] = klass
+        own = klass.__dict__
+        hooks: dict[str, Any] = {}
+        if _library_hook(own.get("__getattr__")):
+            hooks["__getattr__"] = _getattr_without_dunders(own["__getattr__"], LIBRARY_HOOK_NAMES)
+        if _library_hook(own.get("__getattribute__")):
+            hooks["__getattribute__"] = _getattribute_without_dunders(
+                own["__getattribute__"], klass
+            )
+        for name, hook in hooks.items():
+            _deaf_hooks.add(id(hook))
+            try:
+                _real_type.__setattr__(klass, name, hook)
+            except TypeError:  # a static type holds no Python hook
+                continue
 
 
 REPLACED: dict[str, dict[str, Any]] = {

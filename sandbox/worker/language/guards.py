@@ -34,7 +34,7 @@ import functools
 import sys
 import types
 import weakref
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from sandbox.worker.language.callables import builtin
@@ -61,6 +61,7 @@ from sandbox.worker.language.names import (
     MATCH_CLASS,
     READABLE_DUNDERS,
     RERAISE,
+    RUNTIME_CHECKED_ATTRS,
     WRITE,
     is_private_name,
     natively_readable,
@@ -184,11 +185,26 @@ def guarded_getattr(obj: Any, name: Any, default: Any = _NO_DEFAULT) -> Any:
                 "'__init_subclass__' is available on the script's own classes only"
             )
     value = getattr(obj, name) if default is _NO_DEFAULT else getattr(obj, name, default)
+    for cls, check in _METHOD_CHECKS.get(name, ()):
+        if isinstance(target, cls):
+            return check(value)
     if name in ("format", "format_map"):
         # Whatever the route (``s.format``, ``super(S, s).format``, ``str.format``),
         # the native formatter never reaches the script.
         return safe_format_method(value)
     return value
+
+
+#: Methods of library classes checked where a script reads them (each name is in
+#: ``names.RUNTIME_CHECKED_ATTRS``): name -> [(class, wrapper of the bound method)].
+_METHOD_CHECKS: dict[str, list[tuple[type, Callable[[Any], Any]]]] = {}
+
+
+def check_method(cls: type, name: str, check: Callable[[Any], Any]) -> None:
+    """Hand scripts ``check(obj.name)`` for ``name`` read on an instance of ``cls``."""
+    if name not in RUNTIME_CHECKED_ATTRS:
+        raise ValueError(f"{name!r} is read natively: add it to RUNTIME_CHECKED_ATTRS")
+    _METHOD_CHECKS.setdefault(name, []).append((cls, check))
 
 
 def safe_hasattr(obj: Any, name: Any) -> bool:

@@ -21,6 +21,9 @@ brought them:
 - an alias that calls its origin (``type[int]`` is the real ``type`` behind a
   subscript): its origin is checked like the value itself (``type[int]`` becomes the
   sandbox's ``type`` subscripted);
+- ``super`` objects past a class the script did not write: they find the methods that
+  class overrides, where the sandbox's stand-ins check their arguments
+  (``super(types.SimpleNamespace, ns).__init__(**kw)``);
 - unbound Python methods of library classes run library code with a ``self`` of the
   script's choice: each is replaced by one that takes its class's objects only
   (``self_binding.bound_to_owner``), or refused where its class cannot be found.
@@ -51,6 +54,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from sandbox.worker.language.control import ForbiddenOperation
+from sandbox.worker.language.dunders import deafen
 from sandbox.worker.language.names import (
     ENTER,
     ENTER_OPERAND,
@@ -111,7 +115,8 @@ _sandbox_functions: set[int] = set()
 
 
 def replace_on_entry(value: Any, replacement: Any) -> None:
-    """Hand scripts ``replacement`` wherever native code would hand them ``value``."""
+    """Hand scripts ``replacement`` wherever native code would hand them ``value`` (a
+    class or a Python function)."""
     _replacements[id(value)] = (value, replacement)
     if not isinstance(value, _real_type):
         _per_value(_real_type(value))
@@ -147,6 +152,29 @@ _keep: list[Any] = []
 _binder: Callable[[types.FunctionType], Any] | None = None
 
 
+def _no_script_class(cls: type) -> bool:
+    return False
+
+
+#: Whether a class is the script's own (``classes.is_script_class``).
+_script_class: Callable[[type], bool] = _no_script_class
+
+
+def use_script_class_test(test: Callable[[type], bool]) -> None:
+    """How the membrane tells the script's classes from the others."""
+    global _script_class
+    _script_class = test
+
+
+def _enter_super(value: super) -> super:
+    this = value.__thisclass__  # type: ignore[attr-defined]
+    if not _script_class(this):
+        raise _refuse(
+            f"super() past the class {this.__qualname__!r}, which the script did not write,"
+        )
+    return value
+
+
 def use_binder(binder: Callable[[types.FunctionType], Any]) -> None:
     """How an unbound library method is handed to scripts (``self_binding``)."""
     global _binder
@@ -178,6 +206,9 @@ def _enter_dict(value: dict[Any, Any]) -> dict[Any, Any]:
 def _enter_function(value: types.FunctionType) -> Any:
     if value.__code__.co_filename.startswith("<script") or id(value) in _sandbox_functions:
         return value
+    replaced = _replacements.get(id(value))
+    if replaced is not None and replaced[0] is value:
+        return replaced[1]
     # ``JSONEncoder.encode``: defined in a class body, it runs with any ``self``; it
     # arrives bound to its class's objects (``self_binding``), or not at all.
     qualname = value.__qualname__
@@ -196,6 +227,7 @@ def _enter_class(value: type) -> Any:
         return replaced[1]
     if issubclass(value, _real_type):
         raise _refuse(f"the metaclass {value.__qualname__!r}")
+    deafen(value)
     return value
 
 
@@ -225,6 +257,7 @@ _PER_VALUE: dict[type, Callable[[Any], Any]] = {
     types.FunctionType: _enter_function,
     types.BuiltinFunctionType: _enter_listed,
     types.GenericAlias: _enter_alias,
+    super: _enter_super,
 }
 
 
@@ -242,6 +275,7 @@ def enter(value: Any) -> Any:
     for kind, what in FORBIDDEN.items():
         if issubclass(cls, kind):
             raise _refuse(what)
+    deafen(cls)
     HARMLESS_TYPES.add(cls)
     return value
 

@@ -176,6 +176,8 @@ RUNTIME_CHECKED_ATTRS = frozenset(
         "__init__",
         "__new__",
         "__init_subclass__",
+        # ``ndarray.resize(refcheck=False)`` frees the memory its views still read.
+        "resize",
     }
 )
 

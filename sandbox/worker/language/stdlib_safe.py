@@ -23,6 +23,7 @@ import enum
 import functools
 import inspect
 import keyword
+import sys
 import types
 import typing
 from collections.abc import Callable, Mapping
@@ -33,6 +34,7 @@ from sandbox.worker.language.classes import allow_subclassing, subclassable
 from sandbox.worker.language.control import ForbiddenOperation
 from sandbox.worker.language.copy_hooks import unwrap_memo
 from sandbox.worker.language.guards import SCRIPT_MODULE, guarded_getattr, guarded_write
+from sandbox.worker.language.membrane import replace_on_entry
 from sandbox.worker.language.self_binding import bind_generated, generated_by
 
 _DEFAULT_ASSIGNED = functools.WRAPPER_ASSIGNMENTS
@@ -342,3 +344,15 @@ REPLACED: dict[str, dict[str, Any]] = {
     "types": dunders.REPLACED["types"],
     "operator": {"attrgetter": _safe_attrgetter, "methodcaller": _safe_methodcaller},
 }
+
+# A member replaced in its module is reachable by other routes: ``type()`` of an object
+# library code made (``type(time.get_clock_info("time"))`` is the real SimpleNamespace,
+# which takes any keyword as an attribute), another module's re-export
+# (``matplotlib.patches.SimpleNamespace``, ``namedtuple``): the membrane hands the
+# stand-in there too.
+for _module, _members in REPLACED.items():
+    for _name, _stand_in in _members.items():
+        _real = getattr(sys.modules[_module], _name, None)
+        replaceable = isinstance(_real, (type, types.FunctionType))
+        if replaceable and _real is not _stand_in:
+            replace_on_entry(_real, _stand_in)
