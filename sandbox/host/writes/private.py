@@ -4,11 +4,14 @@ Every worker of the session writes a private layer per writable mount — an ove
 upper layer (``overlay.py``; the host opens the worker's descriptor of it through
 ``/proc/<pid>/fd`` when the worker starts, before any script ran) or, where the kernel
 has no overlay, a staged copy (``staging.py``, reached through ``/proc/<pid>/root``).
-After each run, while the worker cannot run (``still.py``), the host reads each layer
-as hostile input (``layer.py``), charges the session what its layers hold — never what
-the directory holds, which other sessions change too — and applies what changed since
-the last run (``apply.py``). A run that takes a mount beyond its ``max_bytes`` has none
-of its changes applied, and the session refuses further runs.
+After each run, while the worker cannot run (``still.py``), the host reads each layer as
+hostile input (``layer.py``), charges the session what its layers hold — never what the
+directory holds, which other sessions change too — and applies what changed since the
+last run (``apply.py``). A file the layer holds is charged what it adds to the host: its
+cost less that of the file the host held at that path when the session first changed it
+(an overlay copies a file whole to change a byte of it; another session's bytes in it
+were charged to that session). A run that takes a mount beyond its ``max_bytes`` has
+none of its changes applied, and the session refuses further runs.
 
 What a worker's layer cost stays charged when the worker is replaced (a new one starts
 with an empty layer over the directory as the host now has it). ``Execution.files``
@@ -24,8 +27,16 @@ from typing import Any
 
 from sandbox.execution import MAX_LISTED_CHARS, WrittenFile, escape_name
 from sandbox.host.writes.apply import MAX_PROBLEMS, Outcome, apply
-from sandbox.host.writes.dirfd import DIR_FLAGS, Parts, open_dir
-from sandbox.host.writes.layer import Change, Changes, Reading, StagedCopy, read_upper
+from sandbox.host.writes.dirfd import DIR_FLAGS, Cursor, Parts, lstat_at, open_dir
+from sandbox.host.writes.layer import (
+    FILE,
+    Change,
+    Changes,
+    Reading,
+    StagedCopy,
+    change_of,
+    read_upper,
+)
 from sandbox.host.writes.still import readable, wait_still
 
 #: The upper directory inside a layer's tmpfs (``overlay.UPPER``).
@@ -48,6 +59,9 @@ class _Mount:
         self.reported: Changes = {}
         #: What the session's earlier workers' layers cost.
         self.carried = 0
+        #: What the host's file at each path the layer changed cost when the layer
+        #: first held it (0: none there).
+        self.replaced: dict[Parts, int] = {}
         #: Lines for the run's output that are no refusal (files written, not listed).
         self.notes: list[str] = []
 
@@ -81,9 +95,36 @@ class _Mount:
             return Reading()
         return self.staged.read() if self.staged is not None else read_upper(self.layer)
 
+    def cost(self, changes: Changes) -> int:
+        """What ``changes`` add to the host (see the module docstring)."""
+        new = [p for p, c in changes.items() if c.kind == FILE and p not in self.replaced]
+        if new and self.host is not None:
+            cursor = Cursor(self.host)
+            try:
+                for parts in sorted(new):
+                    self.replaced[parts] = self._host_cost(cursor, parts)
+            finally:
+                cursor.close()
+        return sum(
+            max(0, change.cost - self.replaced.get(parts, 0))
+            if change.kind == FILE
+            else change.cost
+            for parts, change in changes.items()
+        )
+
+    def _host_cost(self, cursor: Cursor, parts: Parts) -> int:
+        try:
+            info = lstat_at(cursor.parent(parts), parts[-1])
+        except OSError:  # no directory there (or not one): nothing is replaced
+            return 0
+        if info is None:
+            return 0
+        host = change_of(info, info.st_dev)
+        return host.cost if host.kind == FILE else 0
+
     def overdrawn(self, reading: Reading) -> str | None:
         """Why ``reading`` may not be applied (None: it may)."""
-        spent = self.carried + reading.cost
+        spent = self.carried + self.cost(reading.changes)
         if spent <= self.max_bytes:
             return None
         return (
@@ -139,8 +180,8 @@ class _Mount:
     def retire(self) -> None:
         """Let the current layer go; what was applied from it stays charged."""
         if self.layer is not None:
-            self.carried += sum(change.cost for change in self.record.values())
-            self.record, self.reported = {}, {}
+            self.carried += self.cost(self.record)
+            self.record, self.reported, self.replaced = {}, {}, {}
             os.close(self.layer)
             self.layer, self.staged = None, None
 
