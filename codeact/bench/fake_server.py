@@ -4,9 +4,14 @@ A test double for benchmark runs over real HTTP: point
 ``openai-compatible:golden@http://127.0.0.1:PORT/v1`` at it. Each request is matched
 to its task by the task's input in the conversation's first user message, and
 answered with the golden reply for its turn (the number of assistant messages so
-far). It can wait `latency_s` before each answer, like a slow model, and refuse
-chosen requests with ``429`` and a ``retry-after`` header, like a rate-limited one.
-It keeps no conversation state, so any number of samples may talk to it at once.
+far): whole, or — for ``"stream": true`` — as server-sent ``chat.completion.chunk``
+events of `chunk_chars` characters, with a last chunk of usage when
+``stream_options.include_usage`` asks for one, then ``data: [DONE]``, as OpenAI's API
+streams. It can wait `latency_s` before each answer, like a slow model, and
+`chunk_delay_s` between chunks, and refuse chosen requests with ``429`` and a
+``retry-after`` header, like a rate-limited one. It keeps no conversation state, so
+any number of samples may talk to it at once; with ``record=True`` it keeps each
+request's headers and body in `received`, for a test to check what a client sent.
 
 Run it by hand: ``python -m codeact.bench.fake_server m3tooleval --latency 0.5``.
 """
@@ -20,6 +25,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -34,6 +40,14 @@ def every(n: int) -> RateLimitRule:
     return lambda number: number % n == 0
 
 
+@dataclass(frozen=True)
+class ReceivedRequest:
+    """One chat-completions request as the server read it (header names lower-case)."""
+
+    headers: dict[str, str]
+    body: dict[str, Any]
+
+
 class FakeServer:
     """The server (see the module docstring); use as a context manager or start/stop."""
 
@@ -45,13 +59,23 @@ class FakeServer:
         rate_limit: RateLimitRule | None = None,
         retry_after_s: float = 0.05,
         port: int = 0,
+        chunk_chars: int = 16,
+        chunk_delay_s: float = 0.0,
+        record: bool = False,
     ) -> None:
+        if chunk_chars < 1:
+            raise ValueError(f"chunk_chars must be at least 1, not {chunk_chars}")
         self.suite = suite
         self.latency_s = latency_s
         self.rate_limit = rate_limit
         self.retry_after_s = retry_after_s
+        self.chunk_chars = chunk_chars
+        self.chunk_delay_s = chunk_delay_s
+        self.record = record
         self.requests = 0
         self.refused = 0
+        #: Each request's headers and body, in order (with ``record=True``).
+        self.received: list[ReceivedRequest] = []
         #: The ``seed`` fields seen, per task id.
         self.seeds: dict[str, set[object]] = {}
         self._lock = threading.Lock()
@@ -83,8 +107,14 @@ class FakeServer:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def _count(self) -> tuple[int, bool]:
+    def _count(self, headers: dict[str, str], raw: bytes) -> tuple[int, bool]:
         with self._lock:
+            if self.record:
+                try:
+                    body = json.loads(raw)
+                except json.JSONDecodeError:
+                    body = {"(not JSON)": raw.decode(errors="replace")}
+                self.received.append(ReceivedRequest(headers, body))
             self.requests += 1
             refuse = bool(self.rate_limit and self.rate_limit(self.requests))
             self.refused += refuse
@@ -133,6 +163,34 @@ class FakeServer:
         }
 
 
+def sse_chunks(
+    completion: dict[str, Any], chunk_chars: int, *, include_usage: bool
+) -> Iterator[bytes]:
+    """A whole chat completion as the server-sent events that stream it: the role, the
+    content in pieces of ``chunk_chars``, the finish reason, the usage when
+    ``include_usage`` (a chunk without choices), and ``[DONE]``."""
+    head = {
+        "id": completion["id"], "object": "chat.completion.chunk", "created": int(time.time()),
+        "model": completion["model"],
+    }  # fmt: skip
+    extra = {"usage": None} if include_usage else {}
+
+    def event(delta: dict[str, Any], finish: str | None = None) -> bytes:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish}
+        return f"data: {json.dumps({**head, 'choices': [choice], **extra})}\n\n".encode()
+
+    (choice,) = completion["choices"]
+    content: str = choice["message"]["content"]
+    yield event({"role": "assistant", "content": ""})
+    for at in range(0, len(content), chunk_chars):
+        yield event({"content": content[at : at + chunk_chars]})
+    yield event({}, choice["finish_reason"])
+    if include_usage:
+        tail = {**head, "choices": [], "usage": completion["usage"]}
+        yield f"data: {json.dumps(tail)}\n\n".encode()
+    yield b"data: [DONE]\n\n"
+
+
 def _text(content: Any) -> str:
     if isinstance(content, str):
         return content
@@ -165,13 +223,34 @@ def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client went away (a run interrupted mid-request)
 
+        def _stream(self, completion: dict[str, Any], include_usage: bool) -> None:
+            """The completion as server-sent events, each in one HTTP/1.1 chunk, so
+            the connection stays open for the next request."""
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.send_header("cache-control", "no-cache")
+            self.send_header("transfer-encoding", "chunked")
+            self.end_headers()
+            try:
+                for number, event in enumerate(
+                    sse_chunks(completion, server.chunk_chars, include_usage=include_usage)
+                ):
+                    if number and server.chunk_delay_s:
+                        time.sleep(server.chunk_delay_s)
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
+                    self.wfile.flush()
+                self.wfile.write(b"0\r\n\r\n")
+            except (BrokenPipeError, ConnectionResetError):
+                self.close_connection = True  # the client stopped reading mid-stream
+
         def do_POST(self) -> None:
             length = int(self.headers.get("content-length") or 0)
             raw = self.rfile.read(length)
             if not self.path.endswith("/chat/completions"):
                 self._send(404, _error("not_found", f"no route {self.path}"), {})
                 return
-            _, refuse = server._count()
+            headers = {key.lower(): value for key, value in self.headers.items()}
+            _, refuse = server._count(headers, raw)
             if refuse:
                 retry = {"retry-after": f"{server.retry_after_s:g}"}
                 self._send(429, _error("rate_limit_exceeded", "slow down"), retry)
@@ -183,8 +262,14 @@ def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
             except json.JSONDecodeError:
                 self._send(400, _error("invalid_request_error", "body is not JSON"), {})
                 return
-            status, payload = server.answer(body if isinstance(body, dict) else {})
-            self._send(status, payload, {})
+            body = body if isinstance(body, dict) else {}
+            status, payload = server.answer(body)
+            if status == 200 and body.get("stream") is True:
+                options = body.get("stream_options")
+                usage = isinstance(options, dict) and options.get("include_usage") is True
+                self._stream(payload, usage)
+            else:
+                self._send(status, payload, {})
 
     return Handler
 
@@ -209,6 +294,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--latency", type=float, default=0.0, help="seconds before each reply")
     parser.add_argument("--rate-limit-every", type=int, metavar="N", help="429 every N-th request")
     parser.add_argument("--retry-after", type=float, default=1.0)
+    parser.add_argument(
+        "--chunk-delay", type=float, default=0.0, help="seconds between streamed chunks"
+    )
     args = parser.parse_args(argv)
     rule = every(args.rate_limit_every) if args.rate_limit_every else None
     try:
@@ -217,7 +305,7 @@ def main(argv: list[str] | None = None) -> int:
             raise SuiteError(f"suite {suite.name!r} ships no golden replies to serve")
         server = FakeServer(
             suite, latency_s=args.latency, rate_limit=rule, retry_after_s=args.retry_after,
-            port=args.port,
+            port=args.port, chunk_delay_s=args.chunk_delay,
         )  # fmt: skip
     except (SuiteError, OSError) as exc:
         print(f"{parser.prog}: {exc}", file=sys.stderr)
