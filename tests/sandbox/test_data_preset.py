@@ -174,3 +174,15 @@ def test_the_data_preset_is_default_plus_the_data_libraries() -> None:
     data = set(SandboxPolicy.preset("data").modules)
     assert default <= data
     assert {"numpy", "pandas", "matplotlib.pyplot", "scipy", "sympy"} <= data
+
+
+def test_each_session_draws_its_own_numpy_random_numbers(data_sandbox: Sandbox) -> None:
+    # Workers fork from one zygote: without a reseed, every session's numpy drew the
+    # same sequence.
+    draws = []
+    for _ in range(3):
+        with data_sandbox.session() as session:
+            execution = session.run("import numpy as np\nfinal_result(float(np.random.rand()))")
+            assert execution.ok, execution.output
+            draws.append(execution.output.value)  # type: ignore[union-attr]
+    assert len(set(draws)) == 3, draws

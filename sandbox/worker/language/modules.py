@@ -35,6 +35,7 @@ import importlib
 import importlib.util
 import os
 import random
+import sys
 import types
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -223,6 +224,9 @@ def reseed_random() -> None:
     # An int seed goes straight to the generator; a bytes seed would be hashed with
     # SHA-512 first, which costs a fresh worker about a millisecond.
     _session_random.seed(int.from_bytes(os.urandom(32), "big"))
+    numpy = sys.modules.get("numpy")
+    if numpy is not None:  # its global generator, forked with the zygote's state too
+        numpy.random.seed(numpy.frombuffer(os.urandom(32), dtype=numpy.uint32))
 
 
 def version_member(module: types.ModuleType) -> dict[str, Any]:
