@@ -83,8 +83,9 @@ def _scan(body: list[ast.stmt]) -> _Scan:
             if kind is ast.ClassDef:
                 stack.extend(node.bases + [k.value for k in node.keywords])  # type: ignore[attr-defined]
                 scan.misplaced = scan.misplaced or _in_class_body(node.body)  # type: ignore[attr-defined]
-            else:
+            else:  # defaults and annotations are evaluated where the def stands
                 stack.extend(_defaults(node.args))  # type: ignore[attr-defined]
+                stack.extend(_annotations(node))  # type: ignore[arg-type]
             continue
         if kind is ast.Lambda:
             stack.extend(_defaults(node.args))  # type: ignore[attr-defined]
@@ -158,6 +159,13 @@ def _statement_lists(statement: ast.stmt) -> list[list[ast.stmt]]:
 
 def _defaults(args: ast.arguments) -> list[ast.expr]:
     return [*args.defaults, *(d for d in args.kw_defaults if d is not None)]
+
+
+def _annotations(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.expr]:
+    args = node.args
+    every = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+    found = [arg.annotation for arg in every if arg is not None and arg.annotation is not None]
+    return found + ([node.returns] if node.returns is not None else [])
 
 
 class TopLevel:
