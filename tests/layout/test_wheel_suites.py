@@ -68,12 +68,19 @@ def test_the_golden_suite_runs_to_82_of_82_from_the_wheel(installed: tuple[Path,
     assert (summary["samples"], summary["passed"]) == (82, 82)
 
 
+def _sigint_by_default() -> None:
+    # A run started in the background (``nohup``, ``cmd &``) ignores SIGINT, and Python
+    # keeps an ignored SIGINT ignored: the server would not hear the Ctrl-C sent below.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.timeout(120)
 def test_the_fake_server_serves_the_suite_from_the_wheel(installed: tuple[Path, Path]) -> None:
     python, work = installed
     server = subprocess.Popen(
         [str(python), "-m", "codeact.bench.fake_server", "m3tooleval", "--port", "0"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=work,
+        preexec_fn=_sigint_by_default,
     )  # fmt: skip
     try:
         assert server.stdout is not None
