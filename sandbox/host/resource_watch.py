@@ -6,11 +6,11 @@ a tool call. So one watcher thread per process reads the kernel's count of every
 running run's worker (``/proc/<pid>/stat`` and ``schedstat``) every
 :data:`TICK_S`, whatever the run loop is doing, and kills a worker past its run's
 ``cpu_hard_s`` then and there (its process group, through the handle's ``kill``). The
-run loop asks :meth:`RunWatch.exceeded` on each iteration, and takes ``cpu_s`` and
+run loop asks :meth:`RunWatch.check` on each iteration, and takes ``cpu_s`` and
 ``peak_memory_bytes`` for the ``Execution`` from :meth:`RunWatch.finish`. The kernel
 stops a worker on its own too, at ``session_cpu_s`` (``RLIMIT_CPU``).
 
-The interface is small on purpose: :func:`watch` when a run starts, ``exceeded`` on
+The interface is small on purpose: :func:`watch` when a run starts, ``check`` on
 every iteration of whatever loop drives the run, ``finish`` when it ends, and
 :func:`release` when the session lets its worker go. A worker's /proc files are opened
 once and read again with ``pread`` (opening them costs several times the read: about
@@ -165,12 +165,8 @@ class RunWatch:
     #: How often the run loop asks :meth:`check` (the watch's own thread reads faster).
     interval_s = 0.05
 
-    def exceeded(self) -> ErrorCode | None:
-        """The limit the run went past (its worker is being killed), or None."""
-        return self._exceeded
-
     def check(self) -> ErrorCode | None:
-        """:meth:`exceeded`, as the run loop's ``ResourceWatch`` asks it."""
+        """The limit the run went past (its worker is being killed), or None."""
         return self._exceeded
 
     def _read(self) -> float | None:

@@ -282,7 +282,7 @@ class Session(StateExchange):
     def _limit_reached(self, end: Finished | Stopped | Lost) -> Finished | Stopped | Lost:
         """``end``, unless the resource watch killed the worker at a limit meanwhile
         (its channel then closes, or its answer came as the watch fired)."""
-        limit = self._watch.exceeded() if self._watch is not None else None
+        limit = self._watch.check() if self._watch is not None else None
         return Stopped(limit) if limit is not None and not isinstance(end, Stopped) else end
 
     def _costs(self) -> RunCosts:
