@@ -328,7 +328,8 @@ def test_process_groups_and_sessions_only_of_the_worker_itself(call: str) -> Non
     def body() -> list[Any]:
         seccomp.install_syscall_filter()
         function = getattr(os, call)
-        own = [function(0) == function(os.getpid()), function(0) > 0]
+        # 0 is a real answer: the session's leader may sit outside this PID namespace.
+        own = [function(0) == function(os.getpid()), function(0) >= 0]
         return [*own, attempt(lambda: function(PARENT)), attempt(lambda: function(1))]
 
     assert in_child(body) == [True, True, "EPERM", "EPERM"]
