@@ -55,6 +55,7 @@ from sandbox.worker.language.guards import (
 )
 from sandbox.worker.language.jsonsafe import NotJsonable, to_json
 from sandbox.worker.language.membrane import register_namespace
+from sandbox.worker.language.memory_errors import raised_by_script
 from sandbox.worker.language.names import HELD, HELD_IN_COMPREHENSION, ITEM
 from sandbox.worker.language.script_asyncio import attach_channel, run_top_level
 from sandbox.worker.language.sysproxy import bind as bind_streams
@@ -316,9 +317,13 @@ class ScriptRuntime:
             pass
         except LimitExceeded as exc:
             self._output, error_code = {"type": "error", "message": exc.message}, exc.code
-        except MemoryError:
-            self._output = {"type": "error", "message": explain(Code.MEMORY_LIMIT, self.limits)}
-            error_code = Code.MEMORY_LIMIT
+        except MemoryError as exc:
+            if raised_by_script(exc):  # not an allocation that failed
+                self._output = {"type": "error", "message": self.format_exception(exc)}
+                error_code = Code.RUNTIME_ERROR
+            else:
+                message = explain(Code.MEMORY_LIMIT, self.limits)
+                self._output, error_code = {"type": "error", "message": message}, Code.MEMORY_LIMIT
         except SystemExit as exc:
             # ``raise SystemExit`` / ``SystemExit(0)`` ends the script as its end would.
             if exc.code not in (None, 0):

@@ -32,7 +32,8 @@ from sandbox.worker.language import classes
 from sandbox.worker.language.compiler import LAST_EXPR, MATCH_CLASS, RERAISE
 from sandbox.worker.language.guards import check_match_class, reraise_control
 from sandbox.worker.language.membrane import membrane_names
-from sandbox.worker.language.names import SCRIPT_TYPES
+from sandbox.worker.language.memory_errors import handled
+from sandbox.worker.language.names import HANDLED, SCRIPT_TYPES
 
 from . import adapter
 from .differences import DIFFERENCES, expected_exception, upstream_id
@@ -53,6 +54,7 @@ _RUNTIME_NAMES = {
     RERAISE: reraise_control,
     LAST_EXPR: _last_expr,
     MATCH_CLASS: check_match_class,
+    HANDLED: handled,
     SCRIPT_TYPES: classes.SCRIPT_TYPES,
     **membrane_names(),
 }

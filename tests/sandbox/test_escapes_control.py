@@ -121,11 +121,42 @@ def test_script_cannot_forge_the_channel(sandbox: Sandbox) -> None:
     assert refused.error_code == "policy_violation"
 
 
+#: A genuine MemoryError, caught: what a script can reach from one.
+CAUGHT = "try:\n    bytearray(10**12)\nexcept MemoryError as caught:\n    real = caught\n"
+
+
 @pytest.mark.timeout(60)
-@pytest.mark.xfail(
-    strict=True, reason="a MemoryError is reported as the memory limit, whoever raised it"
+@pytest.mark.parametrize(
+    "forge",
+    [
+        "raise MemoryError",
+        "raise MemoryError('out of memory')",
+        "def g():\n    yield\nx = g()\nnext(x)\nx.throw(MemoryError)",
+        "class Mine(MemoryError):\n    pass\nraise Mine",
+        "import copy\nraise copy.copy(MemoryError())",
+        CAUGHT + "raise type(real)()",
+        CAUGHT + "raise real.__class__('forged')",
+        "import functools\nraise functools.partial(MemoryError)()",
+    ],
+    ids=["raise", "message", "throw", "subclass", "copy", "type()", "__class__", "library"],
 )
-def test_script_cannot_forge_the_memory_limit(sandbox: Sandbox) -> None:
-    # No memory was exhausted: the script raised the class it is given as a builtin.
-    execution = run(sandbox, "raise MemoryError")
-    assert execution.error_code != "memory_limit"
+def test_script_cannot_forge_the_memory_limit(sandbox: Sandbox, forge: str) -> None:
+    # No allocation failed where the script ended: it made the MemoryError itself.
+    execution = run(sandbox, forge)
+    assert execution.error_code == "runtime_error", execution.output
+    assert "MemoryError" in str(execution.output) or "Mine" in str(execution.output)
+
+
+@pytest.mark.timeout(60)
+def test_a_script_handles_running_out_of_memory_as_python_does(sandbox: Sandbox) -> None:
+    source = CAUGHT + (
+        "print(type(real) is MemoryError, isinstance(real, MemoryError),"
+        " issubclass(type(real), Exception))\n"
+        "try:\n    bytearray(10**12)\nexcept (KeyError, MemoryError):\n    print('tuple')\n"
+        "import contextlib\nwith contextlib.suppress(MemoryError):\n    bytearray(10**12)\n"
+        "print('suppressed')\nraise real"
+    )
+    execution = run(sandbox, source)
+    assert execution.stdout == "True True True\ntuple\nsuppressed\n"
+    # The one the allocation raised is the memory limit, wherever it is raised again.
+    assert execution.error_code == "memory_limit"

@@ -70,6 +70,7 @@ from sandbox.worker.language.names import (
     GENERATED_NAMES,
     GETATTR,
     GUARD_NAMES,
+    HANDLED,
     LAST_EXPR,
     MATCH_CLASS,
     NODE_FIELDS,
@@ -261,6 +262,11 @@ class SandboxTransformer(ImportRules, MembranePositions, MatchPatterns):
     def visit_ExceptHandler(self, node: ast.ExceptHandler) -> ast.AST:
         node = self.node_contents_visit(node)
         self._check(node, node.name)
+        if node.type is not None:
+            # ``except MemoryError`` catches the real one (``memory_errors.py``).
+            handled = ast.Call(name_node(HANDLED, node.type), [node.type], [])
+            copy_locations(handled, node.type)
+            node.type = handled
         reraise = ast.Expr(ast.Call(name_node(RERAISE, node), [], []))
         copy_locations(reraise, node)
         checks = name_checks([node.name], node) if node.name else []

@@ -53,10 +53,17 @@ from sandbox.worker.language.classes import (
     target_of,
 )
 from sandbox.worker.language.control import ControlFlow, ForbiddenAttribute, ToolError
-from sandbox.worker.language.membrane import membrane_names, refuse_on_entry, replace_on_entry
+from sandbox.worker.language.membrane import (
+    membrane_names,
+    refuse_on_entry,
+    replace_family_on_entry,
+    replace_on_entry,
+)
+from sandbox.worker.language.memory_errors import ScriptMemoryError, handled
 from sandbox.worker.language.names import (
     FORBIDDEN_ATTRS,
     GETATTR,
+    HANDLED,
     LAST_EXPR,
     MATCH_CLASS,
     READABLE_DUNDERS,
@@ -367,6 +374,7 @@ def builtin_catalog() -> Mapping[str, Any]:
         setattr=builtin(safe_setattr, "setattr"),
         delattr=builtin(safe_delattr, "delattr"),
         type=SafeType,
+        MemoryError=ScriptMemoryError,
         ToolError=ToolError,
         NotImplemented=NotImplemented,
         Ellipsis=Ellipsis,
@@ -389,6 +397,7 @@ def generated_bindings(last_expr: Any) -> dict[str, Any]:
         WRITE: guarded_write,
         RERAISE: reraise_control,
         MATCH_CLASS: check_match_class,
+        HANDLED: handled,
         LAST_EXPR: last_expr,
         SCRIPT_TYPES_NAME: SCRIPT_TYPES,
         **membrane_names(),
@@ -407,4 +416,6 @@ def _refuse_interpreter_builtins() -> None:
 
 use_attribute_guard(guarded_getattr)
 expose_classes(builtin_catalog().values())
+# A script's MemoryError is its own class: the real one means an allocation failed.
+replace_family_on_entry(builtins.MemoryError, ScriptMemoryError)
 _refuse_interpreter_builtins()

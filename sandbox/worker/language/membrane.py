@@ -122,6 +122,16 @@ def replace_on_entry(value: Any, replacement: Any) -> None:
         _per_value(_real_type(value))
 
 
+#: Classes replaced with all their subclasses but the replacement's (``MemoryError``).
+_families: list[tuple[type, type]] = []
+
+
+def replace_family_on_entry(base: type, replacement: type) -> None:
+    """Hand scripts ``replacement`` (a subclass of ``base``) wherever native code would
+    hand them ``base`` or a subclass of it that does not derive from ``replacement``."""
+    _families.append((base, replacement))
+
+
 def refuse_on_entry(value: Any, what: str) -> None:
     """Never hand scripts ``value`` (the interpreter's ``eval``: the script has its own).
     Its type is then decided per value, never vetted once for all its instances."""
@@ -227,6 +237,10 @@ def _enter_class(value: type) -> Any:
         return replaced[1]
     if issubclass(value, _real_type):
         raise _refuse(f"the metaclass {value.__qualname__!r}")
+    mro = _real_type.__dict__["__mro__"].__get__(value)
+    for base, replacement in _families:
+        if base in mro and replacement not in mro:
+            return replacement
     deafen(value)
     return value
 

@@ -30,6 +30,8 @@ from RestrictedPython.transformer import (
 GETATTR, WRITE, RERAISE, LAST_EXPR = ".getattr", ".write", ".reraise_control", ".last_expr"
 #: The guard that vets the class of a class pattern (``guards.check_match_class``).
 MATCH_CLASS = ".match_class"
+#: The classes an ``except`` clause matches (``memory_errors.handled``).
+HANDLED = ".handled"
 #: The membrane (``membrane.py``): the real ``type``, the set of harmless exact types,
 #: the check of one value, of an unpacked value's items.
 EXACT_TYPE, HARMLESS, ENTER, UNPACK = ".exact_type", ".harmless", ".enter", ".unpack"
@@ -45,7 +47,8 @@ RECEIVERS_UNCHANGED = ".receivers_unchanged"
 #: own), an item bound to a stored target.
 HELD, HELD_IN_COMPREHENSION, ITEM = ".held", ".held_c", ".item"
 #: The names bound in the script's globals (and passed to ``eval``/``exec`` code).
-GUARD_NAMES: tuple[str, ...] = (GETATTR, WRITE, RERAISE, MATCH_CLASS, LAST_EXPR, EXACT_TYPE)
+GUARD_NAMES: tuple[str, ...] = (GETATTR, WRITE, RERAISE, MATCH_CLASS, HANDLED, LAST_EXPR)
+GUARD_NAMES += (EXACT_TYPE,)
 GUARD_NAMES += (HARMLESS, ENTER, UNPACK, SCRIPT_TYPES, METHOD_OF, RECEIVERS)
 GUARD_NAMES += (RECEIVERS_UNCHANGED, ENTER_OPERAND)
 GENERATED_NAMES = frozenset({*GUARD_NAMES, HELD, HELD_IN_COMPREHENSION, ITEM})
