@@ -15,7 +15,8 @@ brought them:
 - module namespaces, the real builtins dict and the script's own globals (where the
   compiler's guards live);
 - library metaclasses (they build classes from any namespace); the real ``type`` is
-  replaced by the sandbox's;
+  replaced by the sandbox's, the real ``MemoryError`` and its library subclasses by the
+  script's own (``memory_errors.py``: the memory limit cannot be forged);
 - the interpreter's own builtins the script's differ from (``eval``, ``__import__``,
   ``getattr``, ``open``...: :func:`refuse_on_entry`), however they were reached;
 - an alias that calls its origin (``type[int]`` is the real ``type`` behind a
