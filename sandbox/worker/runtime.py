@@ -53,7 +53,7 @@ from sandbox.worker.language.guards import (
     builtin_catalog,
     generated_bindings,
 )
-from sandbox.worker.language.jsonsafe import NotJsonable, to_json
+from sandbox.worker.language.jsonsafe import to_json
 from sandbox.worker.language.membrane import register_namespace
 from sandbox.worker.language.memory_errors import raised_by_script
 from sandbox.worker.language.names import HELD, HELD_IN_COMPREHENSION, ITEM
@@ -72,6 +72,13 @@ _THREAD_LEFT = (
     "the script left a thread running (library code started it); nothing of a run may "
     "outlive it, so the sandbox worker was ended: variables from earlier runs are lost"
 )
+
+
+def _described(exc: Exception) -> str:
+    """``exc`` in words without running a script's ``__str__``: its one text argument,
+    else its class's name."""
+    texts = [arg for arg in BaseException.__dict__["args"].__get__(exc) if type(arg) is str]
+    return texts[0] if len(texts) == 1 else type(exc).__name__
 
 
 class ScriptRuntime:
@@ -352,12 +359,14 @@ class ScriptRuntime:
             self._output = {"type": "error", "message": explain(Code.OUTPUT_LIMIT, self.limits)}
             error_code = Code.OUTPUT_LIMIT
         if self._output is None:
+            last = self._last_value
+            # Only native dict code: a script's dict subclass runs nothing here.
             if (
                 self._has_last_value
-                and isinstance(self._last_value, dict)
-                and "type" in self._last_value
+                and issubclass(type(last), dict)
+                and dict.__contains__(last, "type")
             ):
-                self._output = self._last_value
+                self._output = dict.copy(last)
             else:
                 self._output = {"type": "observation", "value": "".join(self._printed)}
         return self._done(self._output, error_code, cpu_start)
@@ -375,16 +384,20 @@ class ScriptRuntime:
                 error_code = Code.OUTPUT_LIMIT
             else:
                 value = encoded
-        except (NotJsonable, RecursionError, ValueError, TypeError) as exc:
-            kind = output.get("type", "output")
-            value = {
-                "type": "error",
-                "message": f"{kind}(...) got a value that cannot be converted to JSON: {exc}",
-            }
-            error_code = error_code or Code.RUNTIME_ERROR
-        except MemoryError:
-            value = {"type": "error", "message": explain(Code.MEMORY_LIMIT, self.limits)}
-            error_code = Code.MEMORY_LIMIT
+        except Exception as exc:
+            # The conversion calls the script's own methods (``__float__``, ``value``,
+            # ``__lt__``): whatever they raise, a MemoryError of theirs too, is theirs.
+            if isinstance(exc, MemoryError) and not raised_by_script(exc):
+                value = {"type": "error", "message": explain(Code.MEMORY_LIMIT, self.limits)}
+                error_code = Code.MEMORY_LIMIT
+            else:
+                kind = output.get("type", "output")
+                value = {
+                    "type": "error",
+                    "message": f"{kind}(...) got a value that cannot be converted to JSON: "
+                    f"{_described(exc)}",
+                }
+                error_code = error_code or Code.RUNTIME_ERROR
         stdout = "".join(self._printed)
         cpu_now = time.thread_time()
         return {

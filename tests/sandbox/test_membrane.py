@@ -26,7 +26,7 @@ from sandbox.worker.language.classes import SafeType
 from sandbox.worker.language.compiler import compile_script
 from sandbox.worker.language.control import ForbiddenOperation
 from sandbox.worker.language.membrane_positions import CONSUMING, POSITIONS
-from sandbox.worker.language.names import ENTER, NODE_FIELDS, UNPACK
+from sandbox.worker.language.names import ENTER, ENTER_ITEMS, NODE_FIELDS, UNPACK
 
 # -- the enumeration -------------------------------------------------------------------
 
@@ -86,7 +86,7 @@ CHECKED_SNIPPETS = {
 def test_each_checked_position_compiles_to_a_check(node: str) -> None:
     code = compile_script(CHECKED_SNIPPETS[node], "<script>")
     assert isinstance(code, CodeType), code
-    assert _names(code) & {ENTER, UNPACK}, node
+    assert _names(code) & {ENTER, UNPACK, ENTER_ITEMS}, node
 
 
 @pytest.mark.parametrize("source", ["f()", "if f():\n    pass", "return_ = [1 for x in f()]"])
@@ -140,6 +140,16 @@ POSITION_SCRIPTS = {
         "class K:\n    def take(self, x):\n        return [x]\nt = list(map(K().take, REAL))[0][0]"
     ),
     "default argument": "def f(x=typing.get_origin(typing.Type)):\n    return [x]\nt = f()[0]",
+    # Native code reads a collected parameter's items without the script taking them
+    # out (``map(operator.call, args)``): ``in`` compares them natively too.
+    "*args item": (
+        "def f(*a):\n    return a\na = list(map(f, REAL))[0]\nt = type if type in a else 0"
+    ),
+    "**kwargs value": (
+        "def f(**k):\n    return k\na = f(**dict(zip(['k'], REAL)))\n"
+        "t = type if type in a.values() else 0"
+    ),
+    "lambda *args item": "a = list(map(lambda *a: a, REAL))[0]\nt = type if type in a else 0",
     "class body": "class K:\n    t = typing.get_origin(typing.Type)\nt = K.t",
     "attribute": "t = functools.partial(*REAL).func",
     "attribute of a namespace": "t = types.SimpleNamespace(**dict(zip(['a'], REAL))).a",
@@ -197,6 +207,20 @@ def test_library_methods_still_work_on_their_own_objects(session: Session) -> No
         "      collections.Counter.most_common(c, 1), [x.upper() for x in 'ab'])"
     )
     assert execution.stdout == "0.67 [1] [('a', 2)] ['A', 'B']\n", execution.output
+
+
+@pytest.mark.timeout(60)
+def test_a_library_class_reaches_a_parameter_as_type_shows_it(session: Session) -> None:
+    # ``isinstance`` hands an ABC's hook the real class of the object it tests.
+    execution = session.run(
+        "import abc, typing\ngot = []\n"
+        "class A(abc.ABC):\n    @classmethod\n"
+        "    def __subclasshook__(cls, C):\n        got.append(C)\n        return NotImplemented\n"
+        "isinstance(typing.List[int], A)\n"
+        "print(got[0] is type(typing.List[int]))\ngot[0](list, '__import__', name='__builtins__')"
+    )
+    assert execution.stdout == "True\n", execution.output
+    assert "cannot be created directly" in str(execution.output)
 
 
 @pytest.mark.timeout(60)

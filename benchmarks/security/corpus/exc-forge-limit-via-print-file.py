@@ -2,7 +2,7 @@
 # category: exception-attrs
 # technique: get the sandbox's limit exception from __exit__, then have print(file=...) call a library callable (a defaultdict's factory) that creates one from the runtime's own frame
 # success: the run reports a limit code the script chose ("timeout", which only the host decides) with the script's message
-# expected: rejected
+# expected: contained
 import collections
 import functools
 import operator

@@ -45,6 +45,7 @@ from sandbox.worker.language.membrane import (
     admit_class,
     enter,
     replace_on_entry,
+    use_class_view,
     use_script_class_test,
 )
 from sandbox.worker.language.names import is_private_name as _is_private
@@ -392,6 +393,15 @@ def show_as(classes: Iterable[type], base: type, name: str) -> None:
         _opaque_classes[base] = shown
     for cls in classes:
         _opaque_classes[cls] = shown
+
+
+def shown_class(cls: type) -> type:
+    """``cls`` as a script may hold it wherever it reaches one (the membrane's view):
+    itself where the script could name it anyway, else what ``type()`` shows."""
+    return cls if _visible(cls) else _opaque(cls)
+
+
+use_class_view(shown_class)
 
 
 def _opaque(cls: type) -> type:

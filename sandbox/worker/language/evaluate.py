@@ -83,8 +83,12 @@ class Evaluator:
         filename = self._register(text)
         # CPython's own compiler first: the syntax errors a script expects (``return``
         # outside a function...). Compiling runs nothing.
-        compile(text, filename, mode, dont_inherit=True)
-        tree = ast.parse(text, filename, mode)
+        try:
+            compile(text, filename, mode, dont_inherit=True)
+            tree = ast.parse(text, filename, mode)
+        except (MemoryError, RecursionError):
+            # CPython 3.11's parser reports deep nesting as a MemoryError: not memory.
+            raise SyntaxError(f"{mode}() source is nested too deeply to be compiled") from None
         transformer = SandboxTransformer()
         if mode == "eval":
             assert isinstance(tree, ast.Expression)

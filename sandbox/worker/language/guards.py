@@ -418,4 +418,5 @@ use_attribute_guard(guarded_getattr)
 expose_classes(builtin_catalog().values())
 # A script's MemoryError is its own class: the real one means an allocation failed.
 replace_family_on_entry(builtins.MemoryError, ScriptMemoryError)
+replace_on_entry(type(ScriptMemoryError), SafeType)
 _refuse_interpreter_builtins()

@@ -58,6 +58,7 @@ from sandbox.worker.language.control import ForbiddenOperation
 from sandbox.worker.language.dunders import deafen
 from sandbox.worker.language.names import (
     ENTER,
+    ENTER_ITEMS,
     ENTER_OPERAND,
     EXACT_TYPE,
     HARMLESS,
@@ -186,6 +187,21 @@ def _enter_super(value: super) -> super:
     return value
 
 
+def _every_class_shown(cls: type) -> type:
+    return cls
+
+
+#: What a script may hold of a class (``classes.shown_class``: the class itself where
+#: the script could name it anyway, else a stand-in that answers ``isinstance`` only).
+_shown_class: Callable[[type], type] = _every_class_shown
+
+
+def use_class_view(view: Callable[[type], type]) -> None:
+    """How a class reaches scripts: the same view ``type(x)`` gives."""
+    global _shown_class
+    _shown_class = view
+
+
 def use_binder(binder: Callable[[types.FunctionType], Any]) -> None:
     """How an unbound library method is handed to scripts (``self_binding``)."""
     global _binder
@@ -242,6 +258,9 @@ def _enter_class(value: type) -> Any:
     for base, replacement in _families:
         if base in mro and replacement not in mro:
             return replacement
+    shown = _shown_class(value)
+    if shown is not value:
+        return shown
     deafen(value)
     return value
 
@@ -313,6 +332,20 @@ def enter_operand(value: Any) -> Any:
     return enter(value)
 
 
+def enter_items(collected: Any, operands: bool = False) -> Any:
+    """A ``*args`` tuple or ``**kwargs`` dict as a script function may hold it: native
+    code that calls back builds it, so each item is a parameter and is checked like one
+    (:func:`enter_operand` for an operator method's)."""
+    check = enter_operand if operands else enter
+    if _real_type(collected) is dict:
+        if HARMLESS_TYPES.issuperset(map(_real_type, collected.values())):
+            return collected
+        return {key: check(item) for key, item in collected.items()}
+    if HARMLESS_TYPES.issuperset(map(_real_type, collected)):
+        return collected
+    return tuple(map(check, collected))
+
+
 def admit_class(cls: type) -> None:
     """A class the script defined: its instances are the script's own."""
     HARMLESS_TYPES.add(cls)
@@ -374,6 +407,7 @@ def membrane_names() -> dict[str, Any]:
         HARMLESS: HARMLESS_TYPES,
         ENTER: enter,
         ENTER_OPERAND: enter_operand,
+        ENTER_ITEMS: enter_items,
         UNPACK: unpack,
         METHOD_OF: method_of,
         RECEIVERS: METHOD_SAFE,

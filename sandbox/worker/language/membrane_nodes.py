@@ -20,6 +20,7 @@ from typing import Any
 from sandbox.worker.language.membrane import NAMESPACE_CHANGERS
 from sandbox.worker.language.names import (
     ENTER,
+    ENTER_ITEMS,
     EXACT_TYPE,
     HARMLESS,
     HELD,
@@ -210,10 +211,38 @@ def pattern_names(pattern: ast.pattern) -> list[str]:
 
 
 def parameters(args: ast.arguments) -> list[str]:
-    """Every parameter name of a function or lambda."""
-    names = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
-    names += [a.arg for a in (args.vararg, args.kwarg) if a is not None]
-    return names
+    """Every parameter name of a function or lambda but ``*args`` and ``**kwargs``."""
+    return [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
+
+
+def collected_parameters(args: ast.arguments) -> list[str]:
+    """The names of ``*args`` and ``**kwargs``, whose items are parameters too."""
+    return [a.arg for a in (args.vararg, args.kwarg) if a is not None]
+
+
+def items_checks(names: list[str], where: ast.AST, operands: bool) -> list[ast.stmt]:
+    """``args = .enter_items(args)`` for each of ``names``."""
+    loc = location(where)
+    flag = ast.Constant(operands, **loc)
+    return [
+        ast.Assign([_name(n, loc, _STORE)], _call(ENTER_ITEMS, loc, _name(n, loc), flag), **loc)
+        for n in names
+    ]
+
+
+def items_guard(names: list[str], where: ast.AST) -> ast.expr | None:
+    """An always-true expression checking the items of ``names`` (a lambda's body):
+    ``[args := .enter_items(args, False)] and ...``."""
+    loc = location(where)
+    parts: list[ast.expr] = []
+    for name in names:
+        check = _call(ENTER_ITEMS, loc, _name(name, loc), ast.Constant(False, **loc))
+        parts.append(
+            ast.List([ast.NamedExpr(_name(name, loc, _STORE), check, **loc)], _LOAD, **loc)
+        )
+    if not parts:
+        return None
+    return parts[0] if len(parts) == 1 else ast.BoolOp(ast.And(), parts, **loc)
 
 
 def is_docstring(statement: ast.stmt) -> bool:

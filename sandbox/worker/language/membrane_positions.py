@@ -30,12 +30,15 @@ from typing import TYPE_CHECKING, Any
 from sandbox.worker.language.fastwalk import FastNodeTransformer, child_fields
 from sandbox.worker.language.membrane_nodes import (
     checked_items,
+    collected_parameters,
     detached_target,
     entered_call,
     entered_inline,
     is_docstring,
     item_target,
     item_values,
+    items_checks,
+    items_guard,
     location,
     method_receiver,
     name_checks,
@@ -88,7 +91,7 @@ POSITIONS: dict[str, str] = {
     "MatchSequence": _CHECKED + " (in match_case)",
     "MatchClass": _CHECKED + " (in match_case)",
     "MatchOr": _CHECKED + " (in match_case)",
-    "arguments": _CHECKED + " (in FunctionDef and Lambda)",
+    "arguments": _CHECKED + " (in FunctionDef and Lambda; ``*args``/``**kwargs`` item by item)",
     "arg": _CHECKED + " (in FunctionDef and Lambda)",
     "Subscript": _CHECKED + " (the item, when it is read)",
     "Attribute": _CHECKED + " (the value read; names follow the attribute rule first)",
@@ -389,12 +392,19 @@ class MembranePositions(FastNodeTransformer):
         with any argument."""
         docstring = int(bool(node.body) and is_docstring(node.body[0]))
         # An operator method a mapping proxy's operators reach: dicts arrive as copies.
-        check = ENTER_OPERAND if self._in_class_body and node.name in OPERATORS else ENTER
-        node.body[docstring:docstring] = name_checks(parameters(node.args), node, check)
+        operator = self._in_class_body and node.name in OPERATORS
+        checks = name_checks(parameters(node.args), node, ENTER_OPERAND if operator else ENTER)
+        checks += items_checks(collected_parameters(node.args), node, operator)
+        node.body[docstring:docstring] = checks
 
     def parameter_guard(self, node: ast.Lambda) -> None:
         """A lambda's parameters, checked before its body."""
-        guard = name_guard(parameters(node.args), node)
+        parts = [name_guard(parameters(node.args), node)]
+        parts.append(items_guard(collected_parameters(node.args), node))
+        checks = [part for part in parts if part is not None]
+        guard = checks[0] if len(checks) == 1 else None
+        if len(checks) > 1:
+            guard = ast.BoolOp(ast.And(), checks, **location(node))
         if guard is not None:
             node.body = ast.BoolOp(ast.And(), [guard, node.body])
             ast.copy_location(node.body, guard)

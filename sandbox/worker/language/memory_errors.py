@@ -46,6 +46,8 @@ class ScriptMemoryError(_RealMemoryError, metaclass=_ScriptMemoryErrorMeta):
     """Out of memory."""
 
 
+# Shown as Python's own, in error messages too (``cannot set 'x' attribute of type``).
+_ScriptMemoryErrorMeta.__name__ = _ScriptMemoryErrorMeta.__qualname__ = "type"
 ScriptMemoryError.__name__ = ScriptMemoryError.__qualname__ = "MemoryError"
 ScriptMemoryError.__module__ = "builtins"
 ScriptMemoryError.__doc__ = _RealMemoryError.__doc__
@@ -58,7 +60,7 @@ def handled(classes: Any) -> Any:
     """
     if classes is ScriptMemoryError:
         return _RealMemoryError
-    if type(classes) is tuple:
+    if issubclass(type(classes), tuple):
         return tuple(handled(item) for item in classes)
     return classes
 

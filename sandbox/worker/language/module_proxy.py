@@ -222,6 +222,8 @@ def _generate(
             members.setdefault(child.rpartition(".")[2], proxy)
     members.update(data_modules.safe_members(name))
     members.update(modules.version_member(module))
+    # Exposed before they are vetted: a member is a class the script can name.
+    expose_classes(members.values())
     members = vetted(members)
     expose_classes(members.values())
     proxy = _make(name, members, module.__doc__)

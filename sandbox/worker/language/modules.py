@@ -325,8 +325,9 @@ def build_proxies(
             if name != "random"
             else random.__doc__
         )
-        proxies[name] = _make_proxy(name, own, doc)
+        # Exposed before the proxy vets them: a member is a class the script can name.
         expose_classes(own.values())
+        proxies[name] = _make_proxy(name, own, doc)
     show_as((type(proxy) for proxy in proxies.values()), ModuleProxy, "module")
     return proxies
 

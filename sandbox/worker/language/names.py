@@ -37,6 +37,8 @@ HANDLED = ".handled"
 EXACT_TYPE, HARMLESS, ENTER, UNPACK = ".exact_type", ".harmless", ".enter", ".unpack"
 #: The check of an operator method's parameters (``proxied_dicts.py``): a dict a copy.
 ENTER_OPERAND = ".enter_operand"
+#: The check of a ``*args`` tuple's or ``**kwargs`` dict's items (each is a parameter).
+ENTER_ITEMS = ".enter_items"
 #: The classes the script's class statements made (the store guard's fast path).
 SCRIPT_TYPES = ".script_types"
 #: A method call's receiver: the check of its method, the types that need none.
@@ -50,7 +52,7 @@ HELD, HELD_IN_COMPREHENSION, ITEM = ".held", ".held_c", ".item"
 GUARD_NAMES: tuple[str, ...] = (GETATTR, WRITE, RERAISE, MATCH_CLASS, HANDLED, LAST_EXPR)
 GUARD_NAMES += (EXACT_TYPE,)
 GUARD_NAMES += (HARMLESS, ENTER, UNPACK, SCRIPT_TYPES, METHOD_OF, RECEIVERS)
-GUARD_NAMES += (RECEIVERS_UNCHANGED, ENTER_OPERAND)
+GUARD_NAMES += (RECEIVERS_UNCHANGED, ENTER_OPERAND, ENTER_ITEMS)
 GENERATED_NAMES = frozenset({*GUARD_NAMES, HELD, HELD_IN_COMPREHENSION, ITEM})
 
 #: Names RestrictedPython reserves (``print``, ``printed``, ``builtins``, ``breakpoint``);
