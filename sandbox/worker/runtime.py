@@ -74,7 +74,7 @@ _THREAD_LEFT = (
 )
 
 
-def _described(exc: Exception) -> str:
+def _described(exc: BaseException) -> str:
     """``exc`` in words without running a script's ``__str__``: its one text argument,
     else its class's name."""
     texts = [arg for arg in BaseException.__dict__["args"].__get__(exc) if type(arg) is str]
@@ -333,7 +333,8 @@ class ScriptRuntime:
                 self._output, error_code = {"type": "error", "message": message}, Code.MEMORY_LIMIT
         except SystemExit as exc:
             # ``raise SystemExit`` / ``SystemExit(0)`` ends the script as its end would.
-            if exc.code not in (None, 0):
+            status = exc.code  # compared natively: a script's object never runs here
+            if not (status is None or (type(status) in (int, bool) and status == 0)):
                 self._output = {"type": "error", "message": self.format_exception(exc)}
                 error_code = Code.RUNTIME_ERROR
         except BaseException as exc:
@@ -384,9 +385,10 @@ class ScriptRuntime:
                 error_code = Code.OUTPUT_LIMIT
             else:
                 value = encoded
-        except Exception as exc:
+        except BaseException as exc:
             # The conversion calls the script's own methods (``__float__``, ``value``,
-            # ``__lt__``): whatever they raise, a MemoryError of theirs too, is theirs.
+            # ``__lt__``, ``__repr__``): whatever they raise (``SystemExit`` and a
+            # MemoryError of theirs too) is theirs; the run's limits are disarmed here.
             if isinstance(exc, MemoryError) and not raised_by_script(exc):
                 value = {"type": "error", "message": explain(Code.MEMORY_LIMIT, self.limits)}
                 error_code = Code.MEMORY_LIMIT

@@ -171,6 +171,41 @@ def test_script_cannot_forge_the_memory_limit(sandbox: Sandbox, forge: str) -> N
 
 
 @pytest.mark.timeout(60)
+@pytest.mark.parametrize(
+    "source",
+    [
+        "class K(str):\n    def __repr__(self):\n        raise SystemExit\n"
+        "{'type': 'final_result', 'value': {K('a'): 1}}",
+        "class N:\n    def __eq__(self, other):\n        raise SystemExit\nraise SystemExit(N())",
+        "class K(str):\n    def __repr__(self):\n        raise KeyboardInterrupt\n"
+        "final_result({K('a'): 1})",
+    ],
+    ids=["conversion raises SystemExit", "exit status compares", "conversion interrupts"],
+)
+def test_the_runtimes_own_handling_runs_no_script_code_unguarded(
+    sandbox: Sandbox, source: str
+) -> None:
+    with sandbox.session() as session:
+        session.run("kept = 41")
+        execution = session.run(source)
+        after = session.run("print(kept + 1)")
+    assert execution.error_code == "runtime_error", execution.output
+    assert after.stdout == "42\n", after.output
+
+
+def test_a_metaclass_cannot_answer_for_a_classs_bases() -> None:
+    # ``raised_by_script`` reads the interpreter's MRO slot, not ``type(exc).__mro__``.
+    from sandbox.worker.language.memory_errors import ScriptMemoryError, raised_by_script
+
+    class Lying(type(ScriptMemoryError)):
+        __mro__ = property(lambda cls: (cls, MemoryError, BaseException, object))
+
+    made = Lying("Made", (ScriptMemoryError,), {})
+    assert made.__mro__[1] is MemoryError
+    assert raised_by_script(made())
+
+
+@pytest.mark.timeout(60)
 def test_the_result_is_read_by_native_code_only(sandbox: Sandbox) -> None:
     # A dict subclass as the last value: its own ``__contains__`` is never asked.
     source = "class D(dict):\n    def __contains__(self, key):\n        raise ValueError\n"

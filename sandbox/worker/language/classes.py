@@ -49,6 +49,7 @@ from sandbox.worker.language.membrane import (
     use_script_class_test,
 )
 from sandbox.worker.language.names import is_private_name as _is_private
+from sandbox.worker.language.real_mro import real_mro
 from sandbox.worker.language.self_binding import bind_generated
 
 #: Module name a script's globals carry; classes defined by the script get it too.
@@ -68,7 +69,7 @@ _pure_script: dict[type, tuple[type, ...]] = {}
 
 def is_pure_script_class(cls: type) -> bool:
     """A script class built from script classes alone, as it still is."""
-    return _pure_script.get(cls) is cls.__mro__
+    return _pure_script.get(cls) is real_mro(cls)
 
 
 #: A namedtuple's documented API, whoever generated the class.
@@ -187,8 +188,8 @@ def build_class(func: Callable[..., Any], name: str, *bases: Any, **kwargs: Any)
         _foreign_privates[cls] = foreign
     _user_types.add(cls)
     admit_class(cls)
-    if _real_type(cls) is _real_type and all(is_pure_script_class(k) for k in cls.__mro__[1:-1]):
-        _pure_script[cls] = cls.__mro__
+    if _real_type(cls) is _real_type and all(is_pure_script_class(k) for k in real_mro(cls)[1:-1]):
+        _pure_script[cls] = real_mro(cls)
     return cls  # type: ignore[no-any-return]
 
 
@@ -221,14 +222,14 @@ def _unsafe_names(cls: type) -> frozenset[str] | None:
     """
     names: set[str] = set()
     computed = False
-    for klass in cls.__mro__:
+    for klass in real_mro(cls):
         if is_script_class(klass):
             names |= _foreign_privates.get(klass, frozenset())
         else:
             names.update(key for key in klass.__dict__ if _is_private(key))
             computed = computed or ("__getattr__" in klass.__dict__ and klass is not object)
     index = None if computed else frozenset(names)
-    _unsafe_index[cls] = (cls.__mro__, index)
+    _unsafe_index[cls] = (real_mro(cls), index)
     return index
 
 
@@ -242,13 +243,12 @@ def owns_private(obj: Any, name: str) -> bool:
     cls = _real_type(obj)
     # Instances first: the common case. (A class's class is a metaclass, a super
     # object's is ``super``, a function's is ``function``: never script classes.)
-    if _pure_script.get(cls) is cls.__mro__:
+    if _pure_script.get(cls) is real_mro(cls):
         return True
     if is_script_class(cls):
         indexed = _unsafe_index.get(cls)
-        unsafe = (
-            indexed[1] if indexed is not None and indexed[0] is cls.__mro__ else _unsafe_names(cls)
-        )
+        current = indexed is not None and indexed[0] is real_mro(cls)
+        unsafe = indexed[1] if indexed is not None and current else _unsafe_names(cls)
         if unsafe is not None and name not in unsafe:
             return True  # wherever it is defined, a script class defined it
         return _instance_owns(obj, cls, name)
@@ -258,7 +258,7 @@ def owns_private(obj: Any, name: str) -> bool:
         owner = obj.__self_class__
         if owner is None or not is_script_class(owner):
             return False
-        mro = owner.__mro__
+        mro = real_mro(owner)
         start = obj.__thisclass__
         after = mro[mro.index(start) + 1 :] if start in mro else ()
         definer = _definer(after, name)
@@ -268,15 +268,15 @@ def owns_private(obj: Any, name: str) -> bool:
             return True
         if not is_script_class(obj):
             return False
-        definer = _definer(obj.__mro__, name)
+        definer = _definer(real_mro(obj), name)
         if definer is None:  # the metaclass's members are never the script's
-            return _definer(cls.__mro__, name) is None
+            return _definer(real_mro(cls), name) is None
         return _defined_by_script(definer, name)
     return False
 
 
 def _instance_owns(obj: Any, cls: type, name: str) -> bool:
-    definer = _definer(cls.__mro__, name)
+    definer = _definer(real_mro(cls), name)
     if definer is not None and _is_data_descriptor(definer.__dict__[name]):
         return _defined_by_script(definer, name)
     try:
@@ -289,7 +289,7 @@ def _instance_owns(obj: Any, cls: type, name: str) -> bool:
         return _defined_by_script(definer, name)
     # Missing: the lookup fails, unless a library base computes members (the script's
     # own ``__getattr__`` answers for its own objects).
-    computes = _definer(cls.__mro__, "__getattr__")
+    computes = _definer(real_mro(cls), "__getattr__")
     return computes in (None, object) or (computes is not None and is_script_class(computes))
 
 
@@ -316,6 +316,10 @@ class _TypeMeta(_real_type):
 
 class SafeType(metaclass=_TypeMeta):
     """The script's ``type``: ``type(x)`` works, ``isinstance(x, type)`` works, no 3-arg form."""
+
+    def __class_getitem__(cls, item: Any) -> types.GenericAlias:
+        # ``type[int]`` in an annotation, as Python's own: an alias calling this class.
+        return types.GenericAlias(cls, item)
 
 
 # Scripts see it as Python's own (``type.__name__``, error messages).
@@ -408,7 +412,7 @@ def _opaque(cls: type) -> type:
     """What ``type()`` shows for a class the script may not hold: the nearest exception
     class it may hold, or a class with its name that only answers ``isinstance``."""
     if issubclass(cls, BaseException):
-        return next(c for c in cls.__mro__ if _visible(c) and not issubclass(c, ControlFlow))
+        return next(c for c in real_mro(cls) if _visible(c) and not issubclass(c, ControlFlow))
     stand_in = _opaque_classes.get(cls)
     if stand_in is None:
         namespace = {"__slots__": (), "__module__": cls.__module__}

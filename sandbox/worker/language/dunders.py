@@ -39,6 +39,7 @@ from typing import Any
 from sandbox.worker.language.control import ForbiddenOperation
 from sandbox.worker.language.names import DEFINABLE_DUNDERS
 from sandbox.worker.language.proxied_dicts import guard_operators
+from sandbox.worker.language.real_mro import real_mro
 
 _real_type = type
 
@@ -228,7 +229,7 @@ def deafen(cls: type) -> None:
     special name is answered as if the hook were not there."""
     if id(cls) in _deafened:
         return
-    for klass in _real_type.__getattribute__(cls, "__mro__"):
+    for klass in real_mro(cls):
         if id(klass) in _deafened:
             continue
         _deafened[id(klass)] = klass

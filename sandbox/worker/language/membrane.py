@@ -30,7 +30,9 @@ brought them:
   (``self_binding.bound_to_owner``), or refused where its class cannot be found.
 
 A container may hold any of these (``__closure__`` is a tuple of cells): its items are
-checked as they come out, so containers themselves pass.
+checked as they come out, so containers themselves pass. A script function's ``*args``
+tuple and ``**kwargs`` dict are the interpreter's, made from what native code called it
+with: their items are parameters, checked on entry (:func:`enter_items`).
 
 A method call keeps CPython's native method call (no bound method made): the compiler
 checks its receiver with the method (:func:`method_of`), and not at all for the builtin
@@ -49,6 +51,8 @@ Worker side: standard library only.
 from __future__ import annotations
 
 import builtins
+import functools
+import operator
 import sys
 import types
 from collections.abc import Callable, Mapping
@@ -67,6 +71,7 @@ from sandbox.worker.language.names import (
     RECEIVERS_UNCHANGED,
     UNPACK,
 )
+from sandbox.worker.language.real_mro import real_mro
 
 _real_type = type
 
@@ -254,7 +259,7 @@ def _enter_class(value: type) -> Any:
         return replaced[1]
     if issubclass(value, _real_type):
         raise _refuse(f"the metaclass {value.__qualname__!r}")
-    mro = _real_type.__dict__["__mro__"].__get__(value)
+    mro = real_mro(value)
     for base, replacement in _families:
         if base in mro and replacement not in mro:
             return replacement
@@ -286,7 +291,19 @@ def _enter_alias(value: types.GenericAlias) -> Any:
     return types.GenericAlias(entered, value.__args__)
 
 
+def _enter_partial(value: functools.partial[Any]) -> Any:
+    # Calling it calls what it holds, natively: each part is checked like a value the
+    # script holds (the real ``type`` inside one, from native code, builds classes).
+    func, args = enter(value.func), tuple(map(enter, value.args))
+    keywords = {key: enter(item) for key, item in value.keywords.items()}
+    same = func is value.func and all(map(operator.is_, args, value.args))
+    if same and all(keywords[key] is item for key, item in value.keywords.items()):
+        return value
+    return functools.partial(func, *args, **keywords)
+
+
 _PER_VALUE: dict[type, Callable[[Any], Any]] = {
+    functools.partial: _enter_partial,
     dict: _enter_dict,
     types.FunctionType: _enter_function,
     types.BuiltinFunctionType: _enter_listed,

@@ -129,15 +129,12 @@ _ENTERING = (ast.Call, ast.Await, ast.Yield, ast.YieldFrom, ast.Subscript, ast.A
 
 #: Fields whose value is used and dropped, never held: a call there needs no check (a
 #: truth test, a comparison, formatting, raising, iterating or entering a context, a
-#: match subject; a returned or awaited value is checked where it arrives). An operand
-#: of an operator: a value no script may hold gives, by an operator, at most a new
-#: value of its own type's making (a namespace's ``|`` a plain dict, ``type | int`` a
-#: union) or an error; a script object's operator method has its parameters checked.
+#: match subject, an awaited value). Not an operator's operand, a returned or a yielded
+#: value: native code may keep those (``type | int`` is a union holding its operands,
+#: ``map`` hands a returned value to another native function), so a call, attribute or
+#: subscript there is checked as anywhere else.
 CONSUMING: dict[str, tuple[str, ...]] = {
-    "BinOp": ("left", "right"),
-    "UnaryOp": ("operand",),
     "Expr": ("value",),
-    "Return": ("value",),
     "If": ("test",),
     "While": ("test",),
     "Assert": ("test",),
@@ -146,7 +143,6 @@ CONSUMING: dict[str, tuple[str, ...]] = {
     "FormattedValue": ("value",),
     "Raise": ("exc", "cause"),
     "Await": ("value",),
-    "Yield": ("value",),
     "YieldFrom": ("value",),
     "For": ("iter",),
     "AsyncFor": ("iter",),
@@ -189,7 +185,7 @@ class MembranePositions(FastNodeTransformer):
         return node
 
     def _mark_consumed(self, node: ast.AST) -> None:
-        for field in CONSUMING[type(node).__name__]:
+        for field in CONSUMING.get(type(node).__name__, ()):
             value = getattr(node, field, None)
             for child in value if isinstance(value, list) else (value,):
                 if isinstance(child, _ENTERING):
@@ -199,9 +195,8 @@ class MembranePositions(FastNodeTransformer):
         self._mark_consumed(node)
         return self.node_contents_visit(node)
 
-    visit_Expr = visit_Return = visit_If = visit_While = visit_Assert = _consuming
+    visit_Expr = visit_If = visit_While = visit_Assert = _consuming
     visit_IfExp = visit_Compare = visit_FormattedValue = visit_Raise = _consuming
-    visit_BinOp = visit_UnaryOp = _consuming
 
     def visit_withitem(self, node: ast.withitem) -> ast.AST:
         return self._consuming(node)

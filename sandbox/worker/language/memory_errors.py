@@ -25,6 +25,8 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
+from sandbox.worker.language.real_mro import real_mro
+
 _RealMemoryError = builtins.MemoryError
 
 
@@ -67,4 +69,4 @@ def handled(classes: Any) -> Any:
 
 def raised_by_script(exc: BaseException) -> bool:
     """Whether a ``MemoryError`` was made by script code rather than a failed allocation."""
-    return ScriptMemoryError in type(exc).__mro__
+    return ScriptMemoryError in real_mro(type(exc))

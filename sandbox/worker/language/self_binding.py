@@ -30,6 +30,7 @@ from typing import Any
 from sandbox.worker.language.control import ForbiddenOperation
 from sandbox.worker.language.membrane import trust_function, use_binder
 from sandbox.worker.language.names import DEFINABLE_DUNDERS
+from sandbox.worker.language.real_mro import real_mro
 
 _real_type = type
 _checked: set[int] = set()
@@ -68,7 +69,7 @@ def self_checked(function: Callable[..., Any], cls: type, name: str) -> Callable
     shown = f"{cls.__qualname__}.{name}"
 
     def method(self: Any, /, *args: Any, **kwargs: Any) -> Any:
-        if cls not in _real_type(self).__mro__:
+        if cls not in real_mro(_real_type(self)):
             raise ForbiddenOperation(
                 f"{shown}() applies to {cls.__qualname__!r} objects only in the sandbox, "
                 f"not to {_real_type(self).__qualname__!r}"

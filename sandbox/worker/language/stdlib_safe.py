@@ -34,7 +34,8 @@ from sandbox.worker.language.classes import allow_subclassing, subclassable
 from sandbox.worker.language.control import ForbiddenOperation
 from sandbox.worker.language.copy_hooks import unwrap_memo
 from sandbox.worker.language.guards import SCRIPT_MODULE, guarded_getattr, guarded_write
-from sandbox.worker.language.membrane import replace_on_entry
+from sandbox.worker.language.membrane import enter, replace_on_entry
+from sandbox.worker.language.real_mro import real_mro
 from sandbox.worker.language.self_binding import bind_generated, generated_by
 
 _DEFAULT_ASSIGNED = functools.WRAPPER_ASSIGNMENTS
@@ -143,7 +144,7 @@ def _safe_deepcopy(x: Any, memo: Any = None) -> Any:
 
 def _dataclass_names(cls: type) -> list[Any]:
     names: list[Any] = []
-    for klass in cls.__mro__:
+    for klass in real_mro(cls):
         names.extend(inspect.get_annotations(klass))
         fields = getattr(klass, dataclasses._FIELDS, None)  # type: ignore[attr-defined]
         if isinstance(fields, dict):
@@ -314,6 +315,26 @@ def _typed_namedtuple(real: Any) -> Any:
     return NamedTuple
 
 
+def _entered_deeply(value: Any) -> Any:
+    if type(value) is tuple or type(value) is list:
+        return type(value)(map(_entered_deeply, value))
+    return enter(value)
+
+
+def _entering_results(real: Any) -> Any:
+    """``real`` (a function that reads special members for its caller: ``get_origin``
+    reads ``__origin__``) with its results passed through the membrane, nested tuples
+    and lists item by item. The script holds this function, so native code that calls
+    it for the script (``map``, ``functools.partial``) gets what the script would."""
+
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        return _entered_deeply(real(*args, **kwargs))
+
+    checked.__name__ = checked.__qualname__ = real.__name__
+    checked.__doc__, checked.__module__ = real.__doc__, real.__module__
+    return checked
+
+
 #: Members replaced by safe stand-ins, per module (with ``dunders.REPLACED``).
 REPLACED: dict[str, dict[str, Any]] = {
     "abc": {
@@ -339,9 +360,14 @@ REPLACED: dict[str, dict[str, Any]] = {
         "no_type_check_decorator": _safe_no_type_check_decorator,
         "dataclass_transform": _safe_dataclass_transform,
         "NamedTuple": _typed_namedtuple(typing.NamedTuple),
+        "get_origin": _entering_results(typing.get_origin),
+        "get_args": _entering_results(typing.get_args),
         **dunders.REPLACED["typing"],
     },
-    "types": dunders.REPLACED["types"],
+    "types": {
+        **dunders.REPLACED["types"],
+        "resolve_bases": _entering_results(types.resolve_bases),
+    },
     "operator": {"attrgetter": _safe_attrgetter, "methodcaller": _safe_methodcaller},
 }
 
