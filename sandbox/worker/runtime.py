@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import _thread
 import builtins
+import gc
 import inspect
 import resource
 import signal
@@ -97,6 +98,7 @@ class ScriptRuntime:
     ) -> None:
         self.limits = limits
         self._call_host = call_host
+        gc.disable()  # collected only while a script runs (``run``)
         # With a channel, calls made inside the script's event loop go out at once and
         # are awaited together; without one they are answered one at a time.
         self._channel = channel
@@ -310,16 +312,23 @@ class ScriptRuntime:
             # must never stop their restoring.
             with swapped_streams():
                 self._in_script = True
+                # The collector runs finalizers (a script's ``__del__``, a generator's
+                # ``finally``): only here, under the run's limits, never between runs.
+                gc.enable()
                 try:
                     if compiled.co_flags & inspect.CO_COROUTINE:
                         run_top_level(eval(compiled, self.globals))
                     else:
                         exec(compiled, self.globals)
                 finally:
-                    # Disarm before any of our own code runs: the CPU signal must only
-                    # ever interrupt the script.
-                    self._in_script = False
-                    signal.setitimer(signal.ITIMER_PROF, 0)
+                    try:
+                        gc.collect()
+                    finally:
+                        gc.disable()
+                        # Disarm before any of our own code runs: the CPU signal must
+                        # only ever interrupt the script.
+                        self._in_script = False
+                        signal.setitimer(signal.ITIMER_PROF, 0)
         except ScriptExit:
             pass
         except LimitExceeded as exc:

@@ -32,6 +32,7 @@ import fractions
 import json
 import random
 import string
+import sys
 import types
 import typing
 import weakref
@@ -399,10 +400,20 @@ def show_as(classes: Iterable[type], base: type, name: str) -> None:
         _opaque_classes[cls] = shown
 
 
+def _defined_in_a_module(cls: type) -> bool:
+    # A library's own class, defined where its module names it (``typing._GenericAlias``),
+    # as opposed to one a library made at run time for the script (``sympy.Function``'s).
+    module = sys.modules.get(cls.__dict__.get("__module__") or "")
+    return module is not None and getattr(module, cls.__name__, None) is cls
+
+
 def shown_class(cls: type) -> type:
     """``cls`` as a script may hold it wherever it reaches one (the membrane's view):
-    itself where the script could name it anyway, else what ``type()`` shows."""
-    return cls if _visible(cls) else _opaque(cls)
+    itself where the script could name it anyway or a library made it for the script at
+    run time, else (a library's internal class) what ``type()`` shows."""
+    if _visible(cls) or not _defined_in_a_module(cls):
+        return cls
+    return _opaque(cls)
 
 
 use_class_view(shown_class)

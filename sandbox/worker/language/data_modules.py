@@ -209,10 +209,11 @@ def _close_undefined_functions() -> None:
     def __new__(mcl: Any, name: Any, bases: Any = None, __dict__: Any = None, **kwargs: Any) -> Any:
         dunders.ordinary_names(kwargs, "sympy.Function()")
         if __dict__ is not None:
+            # An exact copy, checked and passed on: a dict subclass may list other keys
+            # to a check than sympy's ``update`` copies.
+            __dict__ = _exact(__dict__) if issubclass(type(__dict__), dict) else dict(__dict__)
             dunders.ordinary_names(list(__dict__), "sympy.Function()")
-        if bases is None:
-            bases = (function.AppliedUndef,)
-        bases = tuple(bases)
+        bases = (function.AppliedUndef,) if bases is None else tuple(_exact(list(bases)))
         if not all(isinstance(b, type) and issubclass(b, base_class) for b in bases):
             raise RefusedInSandbox("sympy.Function(bases=...) takes sympy function classes only")
         return real_new(mcl, name, bases, __dict__, **kwargs)
@@ -236,12 +237,28 @@ _PANDAS_NAMING_CLASSES = (
 )
 
 
+def _exact(value: Any) -> Any:
+    """``value`` rebuilt from the builtin containers' own storage, strings as exact
+    ``str``: what is checked is then what the library reads (a script's subclass may
+    answer ``isidentifier``, ``items()`` or ``==`` one way to a check, another to it)."""
+    kind = type(value)
+    if issubclass(kind, str):
+        return str.__str__(value)
+    if issubclass(kind, dict):
+        return {_exact(key): _exact(item) for key, item in dict.items(value)}
+    if issubclass(kind, list):
+        return [_exact(item) for item in list.__iter__(value)]
+    if issubclass(kind, tuple):
+        return tuple(_exact(item) for item in tuple.__iter__(value))
+    return value
+
+
 def _method_names(func: Any) -> list[str]:
-    if isinstance(func, str):
+    if type(func) is str:
         return [func]
-    if isinstance(func, dict):
+    if type(func) is dict:
         return [name for value in func.values() for name in _method_names(value)]
-    if isinstance(func, (list, tuple)):
+    if type(func) is list or type(func) is tuple:
         return [name for value in func for name in _method_names(value)]
     return []
 
@@ -251,13 +268,16 @@ def _named_aggregations(kwargs: dict[str, Any]) -> list[str]:
     return [
         name
         for value in kwargs.values()
-        if isinstance(value, tuple) and len(value) == 2
+        if type(value) is tuple and len(value) == 2
         for name in _method_names(value[1])
     ]
 
 
 def _naming_checked(method: Any, where: str) -> Any:
     def checked(self: Any, *args: Any, **kwargs: Any) -> Any:
+        # Checked and passed on as exact builtins (``_exact``).
+        args = tuple(_exact(arg) for arg in args)
+        kwargs = {key: _exact(value) for key, value in kwargs.items()}
         func = args[0] if args else kwargs.get("func", kwargs.get("arg"))
         for name in [*_method_names(func), *_named_aggregations(kwargs)]:
             if not (name.isidentifier() and not name.startswith("_")):
@@ -292,9 +312,9 @@ def _close_pandas_plotting_backend() -> None:
     load = core._load_backend
 
     def _load_backend(backend: Any) -> Any:
-        if backend != "matplotlib":
-            raise RefusedInSandbox(f"the pandas plotting backend {backend!r} is not available")
-        return load(backend)
+        if not (isinstance(backend, str) and str.__eq__(backend, "matplotlib") is True):
+            raise RefusedInSandbox("only the matplotlib plotting backend is available")
+        return load("matplotlib")  # the literal: a script's str subclass answers nothing
 
     vars(core)["_load_backend"] = _load_backend
 
@@ -308,9 +328,11 @@ def _close_matplotlib_imports() -> None:
     load = registry.load_backend_module
 
     def load_backend_module(self: Any, backend: Any) -> Any:
-        name = self._backend_module_name(backend)
-        if not (isinstance(name, str) and name.startswith("matplotlib.backends.backend_")):
-            raise RefusedInSandbox(f"the matplotlib backend {backend!r} is not available")
+        # An exact str: matplotlib reads the name again after this check.
+        backend = _exact(backend)
+        name = _exact(self._backend_module_name(backend))
+        if not (type(name) is str and name.startswith("matplotlib.backends.backend_")):
+            raise RefusedInSandbox("that matplotlib backend is not available in the sandbox")
         return load(self, backend)
 
     registry.load_backend_module = load_backend_module
@@ -318,7 +340,9 @@ def _close_matplotlib_imports() -> None:
     figure = pyplot.figure
 
     def checked_figure(*args: Any, **kwargs: Any) -> Any:
-        if dict.get(pyplot.rcParams, "figure.hooks"):
+        hooks = dict.get(pyplot.rcParams, "figure.hooks")
+        # None or an exact empty list only: a list subclass may say it is empty.
+        if not (hooks is None or (type(hooks) is list and list.__len__(hooks) == 0)):
             raise RefusedInSandbox("rcParams['figure.hooks'] is not available in the sandbox")
         return figure(*args, **kwargs)
 

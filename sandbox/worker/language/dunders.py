@@ -162,16 +162,29 @@ def _getattr_without_dunders(
     return __getattr__
 
 
+def _plain_dict(value: Any) -> Any:
+    # A dict subclass as an exact copy of its own storage: ``copy`` reads ``keys()``,
+    # which the subclass may answer otherwise than the check's iteration.
+    return dict(dict.items(value)) if issubclass(_real_type(value), dict) else value
+
+
+def _plain_state(state: Any) -> Any:
+    # A tuple subclass as an exact tuple too (``copy`` asks its ``len`` and unpacks it).
+    if issubclass(_real_type(state), tuple):
+        return tuple(_plain_dict(part) for part in tuple.__iter__(state))
+    return _plain_dict(state)
+
+
 def _state_without_dunders(original: Any) -> Callable[..., Any]:
     def __getstate__(self: Any) -> Any:
         get = getattr(_real_type(original), "__get__", None)
         bound = get(original, self, _real_type(self)) if get is not None else original
-        state = bound()
+        state = _plain_state(bound())
         # ``copy`` sets the keys of a dict state (or of a (dict, slots) pair) as
         # attributes of the copy.
         parts = state if _real_type(state) is tuple and len(state) == 2 else (state,)
         for part in parts:
-            if isinstance(part, dict):
+            if _real_type(part) is dict:
                 ordinary_names(
                     (k for k in part if _real_type(k) is not str or is_special(k)),
                     "__getstate__()",

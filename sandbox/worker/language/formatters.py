@@ -18,6 +18,7 @@ import importlib
 from typing import Any
 
 from sandbox.worker.language import safe_format
+from sandbox.worker.language.control import RefusedInSandbox
 
 #: Each route into a formatter, and what holds it.
 ROUTES: dict[str, str] = {
@@ -35,6 +36,8 @@ ROUTES: dict[str, str] = {
     "numpy printing and savetxt": "callables (the guarded .format) and % templates only",
     "pandas float_format as a str": "the guarded formatter (close_pandas)",
     "pandas Styler.format as a str": "the guarded formatter (close_pandas, with jinja2)",
+    "pandas Styler.relabel_index labels": "labels whose .format is the guarded one",
+    "pandas Styler templates (jinja2)": "jinja2's SandboxedEnvironment; no custom templates",
     "matplotlib StrMethodFormatter, bar_label and clabel templates": (
         "the guarded formatter (close_matplotlib)"
     ),
@@ -81,6 +84,44 @@ def close_pandas() -> None:
         return wrap(formatter, *args, **kwargs)
 
     vars(render)["_maybe_wrap_formatter"] = _maybe_wrap_formatter
+    _close_styler_templates(render)
+
+
+class _GuardedLabel(str):
+    """A label ``relabel_index`` formats natively (``value.format(x)``): its ``format``
+    is the guarded one."""
+
+    def format(self, /, *args: Any, **kwargs: Any) -> str:
+        return safe_format.safe_bound_format(str.__str__(self), "format")(*args, **kwargs)
+
+
+def _close_styler_templates(render: Any) -> None:
+    """The Styler renders through jinja2, whose plain ``Environment`` evaluates any
+    attribute walk a template names (``Styler.env.from_string(...)``): its environment
+    and templates become jinja2's own ``SandboxedEnvironment`` (no ``_`` attribute, no
+    unsafe call), custom template directories are refused, and ``relabel_index``'s
+    labels format through the guard."""
+    sandbox = importlib.import_module("jinja2.sandbox")
+    renderer = render.StylerRenderer
+    env = sandbox.SandboxedEnvironment(loader=renderer.loader, trim_blocks=True)
+    renderer.env = env
+    for name, value in list(vars(renderer).items()):
+        if name.startswith("template_") and hasattr(value, "render"):
+            setattr(renderer, name, env.get_template(value.name))
+    styler = importlib.import_module("pandas.io.formats.style").Styler
+
+    def from_custom_template(*args: Any, **kwargs: Any) -> Any:
+        raise RefusedInSandbox("Styler.from_custom_template is not available in the sandbox")
+
+    styler.from_custom_template = from_custom_template
+    relabel = styler.relabel_index
+
+    def relabel_index(self: Any, labels: Any, *args: Any, **kwargs: Any) -> Any:
+        labels = [_GuardedLabel(label) if isinstance(label, str) else label for label in labels]
+        return relabel(self, labels, *args, **kwargs)
+
+    relabel_index.__doc__ = relabel.__doc__
+    styler.relabel_index = relabel_index
 
 
 def close_matplotlib() -> None:

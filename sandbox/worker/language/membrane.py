@@ -51,6 +51,7 @@ Worker side: standard library only.
 from __future__ import annotations
 
 import builtins
+import ctypes
 import functools
 import operator
 import sys
@@ -100,11 +101,16 @@ HARMLESS_TYPES: set[type] = {
 }
 
 #: Types whose instances a script never holds, with what the refusal calls them.
+#: ctypes objects and types read and write raw memory (numpy hands some out:
+#: ``BitGenerator.ctypes``); their common base.
+_CTYPES_DATA: type = ctypes.c_int.__mro__[-2]
+
 FORBIDDEN: dict[type, str] = {
     types.FrameType: "a frame",
     types.CodeType: "a code object",
     types.CellType: "a closure cell",
     types.ModuleType: "a module",
+    _CTYPES_DATA: "a ctypes object (raw memory)",
 }
 
 #: Values replaced by the sandbox's own on entry (the real ``type``: ``safe_type``).
@@ -260,6 +266,8 @@ def _enter_class(value: type) -> Any:
     if issubclass(value, _real_type):
         raise _refuse(f"the metaclass {value.__qualname__!r}")
     mro = real_mro(value)
+    if _CTYPES_DATA in mro:
+        raise _refuse(f"the ctypes type {value.__qualname__!r} (raw memory)")
     for base, replacement in _families:
         if base in mro and replacement not in mro:
             return replacement
@@ -312,6 +320,18 @@ _PER_VALUE: dict[type, Callable[[Any], Any]] = {
 }
 
 
+def _enter_library_tuple(value: tuple[Any, ...]) -> Any:
+    # A library's named tuple (``BitGenerator.ctypes``'s holds ctypes functions): native
+    # code may take its items without the script (``map(operator.call, islice(t, 2))``),
+    # so they are checked as it enters, like a call's ``*args``.
+    if HARMLESS_TYPES.issuperset(map(_real_type, value)):
+        return value
+    for item in tuple.__iter__(value):
+        if enter(item) is not item:
+            raise _refuse(f"a {_real_type(value).__name__} holding a replaced value")
+    return value
+
+
 def enter(value: Any) -> Any:
     """``value`` as a script may hold it (the same object, or the sandbox's stand-in);
     raises ``TypeError`` for a value no script may hold."""
@@ -327,6 +347,9 @@ def enter(value: Any) -> Any:
         if issubclass(cls, kind):
             raise _refuse(what)
     deafen(cls)
+    if issubclass(cls, tuple) and not _script_class(cls):
+        _PER_VALUE[cls] = _enter_library_tuple
+        return _enter_library_tuple(value)
     HARMLESS_TYPES.add(cls)
     return value
 

@@ -16,6 +16,7 @@ Worker side: numpy is imported by name when a data library is allowed.
 from __future__ import annotations
 
 import importlib
+import operator
 from typing import Any
 
 from sandbox.worker.language.classes import expose_classes
@@ -57,10 +58,36 @@ class _CheckedArrayMeta(type):
     def __subclasscheck__(cls, sub: Any) -> bool:
         return issubclass(sub, _real_ndarray())
 
-    def __call__(cls, shape: Any, *args: Any, **kwargs: Any) -> Any:
-        made = _real_ndarray()(shape, *args, **kwargs)
-        buffer = kwargs.get("buffer", args[1] if len(args) > 1 else None)
-        return made if buffer is None else _refuse_objects_over_buffer(made)
+    def __call__(
+        cls,
+        shape: Any,
+        dtype: Any = float,
+        buffer: Any = None,
+        offset: Any = 0,
+        strides: Any = None,
+        order: Any = None,
+    ) -> Any:
+        if buffer is None:
+            return _real_ndarray()(shape, dtype, None, offset, strides, order)
+        # Over a buffer: the extents are checked here, in Python's integers (numpy's own
+        # check wraps around for huge strides), and numpy gets exactly what was checked.
+        numpy = importlib.import_module("numpy")
+        dims = _indices(shape)
+        steps = None if strides is None else _indices(strides)
+        start, kind = int.__index__(operator.index(offset)), numpy.dtype(dtype)
+        size = memoryview(buffer).nbytes
+        if steps is not None:
+            if len(steps) != len(dims):
+                raise ValueError("strides, if given, must be the same length as shape")
+            low = high = start
+            if all(dims):
+                for count, step in zip(dims, steps, strict=True):
+                    reach = (count - 1) * step
+                    low, high = low + min(reach, 0), high + max(reach, 0)
+                if low < 0 or high + kind.itemsize > size:
+                    raise ValueError("strides and offset reach outside the buffer")
+        made = _real_ndarray()(dims, kind, buffer, start, steps, order)
+        return _refuse_objects_over_buffer(made)
 
     def __getattr__(cls, name: str) -> Any:
         if name == "resize":
@@ -74,12 +101,21 @@ class _CheckedArrayMeta(type):
         return "<class 'numpy.ndarray'>"
 
 
+def _indices(value: Any) -> tuple[int, ...]:
+    """A shape or strides as exact ints (a script's ``int`` subclass answers nothing)."""
+    if isinstance(value, (list, tuple)):
+        return tuple(int.__index__(operator.index(item)) for item in value)
+    return (int.__index__(operator.index(value)),)
+
+
 def _checked_resize(resize: Any) -> Any:
     """``ndarray.resize`` that keeps numpy's check for other references: without it
     (``refcheck=False``) the memory is freed under the views that still read it."""
 
     def checked(*args: Any, **kwargs: Any) -> Any:
-        if not kwargs.get("refcheck", True):
+        # Exactly ``True``: numpy reads the flag as an integer, the check would ask
+        # ``bool()``, and a script's object answers each its own way.
+        if kwargs.setdefault("refcheck", True) is not True:
             raise RefusedInSandbox(
                 "ndarray.resize(refcheck=False) is not available in the sandbox: it frees "
                 "memory that other arrays may still use"

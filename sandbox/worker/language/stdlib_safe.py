@@ -175,9 +175,11 @@ def _safe_attrgetter(*names: str) -> Callable[[Any], Any]:
             raise TypeError("attribute name must be a string")
     paths = [str.split(name, ".") for name in names]
 
+    # Each value read is checked like one the script read itself: an attrgetter in a
+    # native pipeline (``map``) hands it to native code, never to the script first.
     def resolve(obj: Any, path: list[str]) -> Any:
         for part in path:
-            obj = guarded_getattr(obj, part)
+            obj = enter(guarded_getattr(obj, part))
         return obj
 
     if len(paths) == 1:
@@ -188,7 +190,14 @@ def _safe_attrgetter(*names: str) -> Callable[[Any], Any]:
 def _safe_methodcaller(name: str, /, *args: Any, **kwargs: Any) -> Callable[[Any], Any]:
     if type(name) is not str:
         raise TypeError("method name must be a string")
-    return lambda obj: guarded_getattr(obj, name)(*args, **kwargs)
+    return lambda obj: enter(enter(guarded_getattr(obj, name))(*args, **kwargs))
+
+
+def _safe_itemgetter(*items: Any) -> Callable[[Any], Any]:
+    # Items read are checked like ones the script took out itself.
+    if len(items) == 1:
+        return lambda obj: enter(obj[items[0]])
+    return lambda obj: tuple(enter(obj[item]) for item in items)
 
 
 def _enum_members(names: Any) -> list[Any]:
@@ -368,7 +377,11 @@ REPLACED: dict[str, dict[str, Any]] = {
         **dunders.REPLACED["types"],
         "resolve_bases": _entering_results(types.resolve_bases),
     },
-    "operator": {"attrgetter": _safe_attrgetter, "methodcaller": _safe_methodcaller},
+    "operator": {
+        "attrgetter": _safe_attrgetter,
+        "methodcaller": _safe_methodcaller,
+        "itemgetter": _safe_itemgetter,
+    },
 }
 
 # A member replaced in its module is reachable by other routes: ``type()`` of an object
