@@ -65,6 +65,16 @@ ROUTE_SCRIPTS = {
         "import pandas as pd\n"
         "pd.DataFrame({'a': [1.5]}).style.format('{0.__class__.__init__.__globals__}').to_html()\n"
     ),
+    "pandas Styler.relabel_index labels": (
+        "import pandas as pd, json\n"
+        "df = pd.DataFrame({'a': [1]}, index=pd.Index([json.JSONEncoder], dtype=object))\n"
+        "print(df.style.relabel_index(['{0.__init__.__globals__}']).to_html())\n"
+    ),
+    "pandas Styler templates (jinja2)": (
+        "import pandas as pd\n"
+        "env = pd.DataFrame({'a': [1]}).style.env\n"
+        "print(env.from_string('{{ cycler.__init__.__globals__ }}').render(), 'ESC' + 'APED')\n"
+    ),
     "matplotlib StrMethodFormatter, bar_label and clabel templates": (
         "import matplotlib.ticker as ticker\n"
         "print(ticker.StrMethodFormatter('{x.__class__.__init__.__globals__}')(1.5))\n"
