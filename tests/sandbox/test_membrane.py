@@ -156,13 +156,11 @@ POSITION_SCRIPTS = {
         "t = type if type in a.values() else 0"
     ),
     "lambda *args item": "a = list(map(lambda *a: a, REAL))[0]\nt = type if type in a else 0",
-    # Values native code may keep: what a function returns or yields to a native caller,
-    # an operator's operand (a union holds its operands).
+    # Values native code may keep: what a function returns or yields to a native caller.
     "returned value": (
         "def f(_):\n    return next(REAL)\nt = type if type in list(map(f, [0])) else 0"
     ),
     "yielded value": "def g():\n    yield next(REAL)\nt = type if type in list(g()) else 0",
-    "operand": "t = type if (next(REAL) | int) == (type | int) else 0",
 }
 
 _PROXIES = build_proxies(["asyncio", "collections", "functools", "types", "typing"])

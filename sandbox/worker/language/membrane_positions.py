@@ -129,11 +129,15 @@ _ENTERING = (ast.Call, ast.Await, ast.Yield, ast.YieldFrom, ast.Subscript, ast.A
 
 #: Fields whose value is used and dropped, never held: a call there needs no check (a
 #: truth test, a comparison, formatting, raising, iterating or entering a context, a
-#: match subject, an awaited value). Not an operator's operand, a returned or a yielded
-#: value: native code may keep those (``type | int`` is a union holding its operands,
-#: ``map`` hands a returned value to another native function), so a call, attribute or
-#: subscript there is checked as anywhere else.
+#: match subject, an awaited value). An operator's operand: a value no script may hold
+#: gives, by an operator, at most a new value of its own type's making (``type | int``
+#: a union, whose members only ``typing.get_args`` hands out, through the membrane) or
+#: an error; checking operands would cost every arithmetic loop. Not a returned or a
+#: yielded value: a native caller may keep those (``map`` hands a returned value to
+#: another native function), so a call, attribute or subscript there is checked.
 CONSUMING: dict[str, tuple[str, ...]] = {
+    "BinOp": ("left", "right"),
+    "UnaryOp": ("operand",),
     "Expr": ("value",),
     "If": ("test",),
     "While": ("test",),
@@ -197,6 +201,7 @@ class MembranePositions(FastNodeTransformer):
 
     visit_Expr = visit_If = visit_While = visit_Assert = _consuming
     visit_IfExp = visit_Compare = visit_FormattedValue = visit_Raise = _consuming
+    visit_BinOp = visit_UnaryOp = _consuming
 
     def visit_withitem(self, node: ast.withitem) -> ast.AST:
         return self._consuming(node)
